@@ -1,0 +1,150 @@
+package backing
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// MessageError says which message of an append was refused; nothing of that
+// append was stored.
+type MessageError struct {
+	N   int // 0-based position in the append
+	Err error
+}
+
+func (e *MessageError) Error() string { return fmt.Sprintf("message %d: %v", e.N+1, e.Err) }
+func (e *MessageError) Unwrap() error { return e.Err }
+
+// pending is one Append waiting for the commit that covers it.
+type pending struct {
+	branch string // id
+	lines  [][]byte
+	turns  []bool
+	done   chan error
+}
+
+// Append adds messages to a branch ("" is the default branch), all or
+// none. Each message is a JSON object with a string "role" and a "content";
+// "id" and "ts" are added when absent and every other field is kept. When
+// Append returns nil the messages are on disk (fsynced, unless the store
+// was opened with SyncNone), after any appended before by this process.
+// Concurrent appends of one session share writes and fsyncs (group commit)
+// and never interleave.
+func (s *Session) Append(branch string, msgs [][]byte) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	b, err := s.Branch(branch)
+	if err != nil {
+		return err
+	}
+	p := &pending{branch: b.ID, done: make(chan error, 1)}
+	t := now()
+	for i, raw := range msgs {
+		line, err := prepare(raw, t, s.st.opts.MaxMessage)
+		if err != nil {
+			return &MessageError{N: i, Err: err}
+		}
+		turn, _ := classify(line)
+		p.lines = append(p.lines, line)
+		p.turns = append(p.turns, turn)
+	}
+	return s.commit(p)
+}
+
+// commit queues p and either waits for the committing goroutine to cover
+// it or becomes that goroutine: the first comes in, takes the lock, writes
+// everything queued so far in one write per log, fsyncs once, and repeats
+// while more arrived meanwhile.
+func (s *Session) commit(p *pending) error {
+	s.mu.Lock()
+	s.queue = append(s.queue, p)
+	if s.committing {
+		s.mu.Unlock()
+		return <-p.done
+	}
+	s.committing = true
+	for len(s.queue) > 0 {
+		batch := s.queue
+		s.queue = nil
+		s.mu.Unlock()
+		s.writeBatch(batch)
+		s.mu.Lock()
+	}
+	s.committing = false
+	s.mu.Unlock()
+	return <-p.done
+}
+
+func (s *Session) writeBatch(batch []*pending) {
+	unlock, err := s.lk.lock()
+	if err != nil {
+		for _, p := range batch {
+			p.done <- err
+		}
+		return
+	}
+	defer unlock()
+	var order []string
+	byBranch := map[string][]*pending{}
+	for _, p := range batch {
+		if byBranch[p.branch] == nil {
+			order = append(order, p.branch)
+		}
+		byBranch[p.branch] = append(byBranch[p.branch], p)
+	}
+	for _, id := range order {
+		group := byBranch[id]
+		err := s.writeBranch(id, group)
+		for _, p := range group {
+			p.done <- err
+		}
+	}
+}
+
+// writeBranch appends the lines of group to one branch's log; the caller
+// holds the session lock. On failure the log is cut back to where it was,
+// so a refused append leaves nothing behind.
+func (s *Session) writeBranch(id string, group []*pending) error {
+	// The branch may have been deleted by another process since Append
+	// looked it up.
+	if _, err := os.Stat(s.branchFile(id)); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("branch was deleted: %w", ErrNotFound)
+		}
+		return err
+	}
+	size, err := s.cutTornTail(id)
+	if err != nil {
+		return err
+	}
+	var buf []byte
+	var lines [][]byte
+	var turns []bool
+	for _, p := range group {
+		for _, l := range p.lines {
+			buf = append(buf, l...)
+			buf = append(buf, '\n')
+		}
+		lines = append(lines, p.lines...)
+		turns = append(turns, p.turns...)
+	}
+	f, err := os.OpenFile(s.logFile(id), os.O_WRONLY|os.O_APPEND, fileMode)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Write(buf); err != nil {
+		f.Truncate(size)
+		return fmt.Errorf("append to %s: %w", s.logFile(id), err)
+	}
+	if s.st.opts.Sync == SyncFull {
+		if err := f.Sync(); err != nil {
+			f.Truncate(size)
+			return fmt.Errorf("fsync %s: %w", s.logFile(id), err)
+		}
+	}
+	s.logIndex(id).appended(size, lines, turns)
+	return nil
+}

@@ -1,0 +1,25 @@
+// Package backing owns the sessfs store on disk: its layout and format
+// version, sessions and their metadata, append-only message logs, branches
+// that name a parent and a fork point instead of copying messages, the
+// locks that let several processes write one store, crash recovery, the
+// offset indexes that make reading any part of a long session cheap, and
+// fsck. It knows nothing of FUSE; fsnode/ and cmd/ call into it.
+//
+// Layout of a store (folders 0700, files 0600):
+//
+//	FORMAT                      "sessfs store format 1"
+//	lock                        store lock: held while the namespace changes
+//	names/<name> -> ../sessions/<id>     active sessions
+//	archive/<name> -> ../sessions/<id>   archived sessions
+//	trash/<id> -> ../sessions/<id>       sessions in the trash
+//	sessions/<id>/              never moves; <id> is a UUID v7
+//	  meta.json                 replaced atomically
+//	  lock                      session lock: held by every write
+//	  branches/<branch-id>.json name, parent branch, fork point
+//	  logs/<branch-id>.jsonl    the branch's own messages, one JSON object a line
+//	  trash/                    deleted branches, kept
+//	  quarantine/               bytes cut by repairs, kept
+//
+// A session's name lives in the name link, so renaming a session is one
+// rename(2) of a link and never moves its folder; open handles keep working.
+package backing

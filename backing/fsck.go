@@ -1,0 +1,457 @@
+package backing
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Problem is one thing fsck found wrong in the store.
+type Problem struct {
+	Session  string // session id, when the problem is inside one
+	Path     string // the file or folder concerned, relative to the store
+	What     string // what is wrong, for a human
+	Fixable  bool   // --repair fixes it without losing a byte
+	Repaired bool   // fixed by this run
+	Err      error  // the repair was tried and failed
+}
+
+// FsckReport is what a check of the whole store found.
+type FsckReport struct {
+	Sessions int
+	Problems []Problem
+}
+
+// Remaining counts the problems still there after the run.
+func (r FsckReport) Remaining() int {
+	n := 0
+	for _, p := range r.Problems {
+		if !p.Repaired {
+			n++
+		}
+	}
+	return n
+}
+
+// fsck carries one run's state.
+type fsck struct {
+	st     *Store
+	repair bool
+	rep    FsckReport
+}
+
+// report records a problem; when fix is given, the problem is fixable and,
+// on a repair run, fix is called and its outcome recorded.
+func (c *fsck) report(session, path, what string, fix func() error) {
+	rel, err := filepath.Rel(c.st.root, path)
+	if err != nil {
+		rel = path
+	}
+	p := Problem{Session: session, Path: rel, What: what, Fixable: fix != nil}
+	if fix != nil && c.repair {
+		p.Err = fix()
+		p.Repaired = p.Err == nil
+	}
+	c.rep.Problems = append(c.rep.Problems, p)
+}
+
+// Fsck checks every session of the store: format, names, meta.json,
+// branches and their ancestry, logs (torn tails, corrupt lines), leftover
+// temporary files and permissions. With repair it fixes what can be fixed
+// without losing a byte: whatever it cuts goes to the session's quarantine
+// folder first.
+func (st *Store) Fsck(repair bool) (FsckReport, error) {
+	c := &fsck{st: st, repair: repair}
+	unlock, err := st.nsLock()
+	if err != nil {
+		return c.rep, err
+	}
+	defer unlock()
+	c.checkMode(st.root, true, "")
+	for d := range storeDirs {
+		c.checkMode(st.path(d), true, "")
+	}
+	c.checkMode(st.path("FORMAT"), false, "")
+	links, err := c.checkLinks()
+	if err != nil {
+		return c.rep, err
+	}
+	ents, err := os.ReadDir(st.path("sessions"))
+	if err != nil {
+		return c.rep, err
+	}
+	for _, e := range ents {
+		if isTemp(e.Name()) || !e.IsDir() {
+			c.report("", st.path("sessions", e.Name()), "not a session folder", nil)
+			continue
+		}
+		c.rep.Sessions++
+		c.checkSession(st.handle(e.Name()), links[e.Name()])
+	}
+	return c.rep, nil
+}
+
+// nameLink is where a session is linked from: names, archive or trash.
+type nameLink struct{ dir, name string }
+
+// checkLinks checks names/, archive/ and trash/ and returns, per session
+// id, the links to it.
+func (c *fsck) checkLinks() (map[string][]nameLink, error) {
+	links := map[string][]nameLink{}
+	for _, d := range []string{"names", "archive", "trash"} {
+		ents, err := os.ReadDir(c.st.path(d))
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			p := c.st.path(d, e.Name())
+			id, err := readLink(p)
+			if err != nil {
+				c.report("", p, fmt.Sprintf("not a link to a session: %v", err), nil)
+				continue
+			}
+			if _, err := os.Stat(c.st.sessionDir(id)); errors.Is(err, os.ErrNotExist) {
+				c.report(id, p, "links to a session that does not exist", func() error {
+					return os.Remove(p)
+				})
+				continue
+			}
+			links[id] = append(links[id], nameLink{d, e.Name()})
+		}
+	}
+	return links, nil
+}
+
+func (c *fsck) checkSession(s *Session, links []nameLink) {
+	unlock, err := s.lk.lock()
+	if err != nil {
+		c.report(s.id, s.dir, fmt.Sprintf("cannot lock: %v", err), nil)
+		return
+	}
+	defer unlock()
+	c.checkPerms(s)
+	c.checkTemps(s, s.dir)
+	c.checkTemps(s, s.path("branches"))
+	m, ok := c.checkMeta(s, links)
+	if ok {
+		c.checkNames(s, m, links)
+	}
+	c.checkBranches(s)
+}
+
+// checkPerms wants folders 0700 and files 0600: sessions hold secrets.
+func (c *fsck) checkPerms(s *Session) {
+	filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			c.report(s.id, p, fmt.Sprintf("cannot read: %v", err), nil)
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink == 0 {
+			c.checkMode(p, d.IsDir(), s.id)
+		}
+		return nil
+	})
+}
+
+func (c *fsck) checkMode(p string, dir bool, session string) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		c.report(session, p, fmt.Sprintf("cannot stat: %v", err), nil)
+		return
+	}
+	want := fs.FileMode(fileMode)
+	if dir {
+		want = dirMode
+	}
+	if got := fi.Mode().Perm(); got != want {
+		c.report(session, p, fmt.Sprintf("mode %04o, want %04o", got, want), func() error {
+			return os.Chmod(p, want)
+		})
+	}
+}
+
+// checkTemps finds temporary files of atomic replaces that a crash left.
+func (c *fsck) checkTemps(s *Session, dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if !isTemp(e.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		c.report(s.id, p, "temporary file left by an interrupted write", func() error {
+			return s.quarantineFile(p, "tmp")
+		})
+	}
+}
+
+// checkMeta checks meta.json; ok means it is usable for the next checks.
+func (c *fsck) checkMeta(s *Session, links []nameLink) (Meta, bool) {
+	p := s.path("meta.json")
+	data, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		c.report(s.id, p, fmt.Sprintf("cannot read: %v", err), nil)
+		return Meta{}, false
+	}
+	var m Meta
+	what := "missing"
+	if err == nil {
+		m, err = DecodeMeta(data)
+		what = fmt.Sprintf("unreadable: %v", err)
+	}
+	if err != nil {
+		c.report(s.id, p, what+"; rebuilt from the store (the old file goes to quarantine)", func() error {
+			return c.rebuildMeta(s, links, data)
+		})
+		return m, false
+	}
+	if m.ID != s.id {
+		c.report(s.id, p, fmt.Sprintf("id is %q, the folder says %q", m.ID, s.id), func() error {
+			m.ID = s.id
+			return s.writeMeta(m)
+		})
+	}
+	return m, true
+}
+
+func (c *fsck) rebuildMeta(s *Session, links []nameLink, old []byte) error {
+	if old != nil {
+		if err := s.quarantine("meta.json", "bad", old); err != nil {
+			return err
+		}
+	}
+	fi, err := os.Stat(s.dir)
+	if err != nil {
+		return err
+	}
+	m := Meta{ID: s.id, Created: fi.ModTime().UTC(), Updated: now(), State: StateActive}
+	m.Name = s.id
+	for _, l := range links {
+		m.Name, m.State = l.name, stateOf(l.dir)
+		if l.dir == "trash" {
+			m.Trashed = now()
+		}
+	}
+	return s.writeMeta(m)
+}
+
+func (s *Session) writeMeta(m Meta) error {
+	data, err := EncodeMeta(m)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(s.path("meta.json"), data)
+}
+
+func stateOf(dir string) string {
+	switch dir {
+	case "archive":
+		return StateArchived
+	case "trash":
+		return StateTrashed
+	}
+	return StateActive
+}
+
+// checkNames wants each session linked exactly once, from the folder of its
+// state, under the name in its meta.json.
+func (c *fsck) checkNames(s *Session, m Meta, links []nameLink) {
+	if len(links) == 0 {
+		c.report(s.id, s.dir, fmt.Sprintf("session %q has no name link (interrupted create?)", m.Name), func() error {
+			return c.relink(s, m)
+		})
+		return
+	}
+	// Keep the link that matches meta.json's state; a crash between the
+	// steps of a trash or restore leaves two, and the state is written
+	// between them.
+	keep := links[0]
+	for _, l := range links {
+		if stateOf(l.dir) == m.State {
+			keep = l
+		}
+	}
+	for _, l := range links {
+		if l == keep {
+			continue
+		}
+		p := c.st.path(l.dir, l.name)
+		c.report(s.id, p, fmt.Sprintf("second link to the session (kept %s/%s)", keep.dir, keep.name), func() error {
+			return os.Remove(p)
+		})
+	}
+	if st := stateOf(keep.dir); st != m.State {
+		c.report(s.id, s.path("meta.json"), fmt.Sprintf("state %q but linked from %s/", m.State, keep.dir), func() error {
+			m.State = st
+			return s.writeMeta(m)
+		})
+	}
+	if keep.dir != "trash" && keep.name != m.Name {
+		c.report(s.id, s.path("meta.json"), fmt.Sprintf("name %q but linked as %q", m.Name, keep.name), func() error {
+			m.Name = keep.name
+			return s.writeMeta(m)
+		})
+	}
+}
+
+// relink gives an unlinked session back its name (or a generated one when
+// that is taken) in the folder of its state.
+func (c *fsck) relink(s *Session, m Meta) error {
+	dir, name := "names", m.Name
+	switch m.State {
+	case StateArchived:
+		dir = "archive"
+	case StateTrashed:
+		dir, name = "trash", s.id
+	}
+	if dir != "trash" && (ValidSessionName(name) != nil || c.st.nameFree(name) != nil) {
+		name = s.id
+		m.Name = name
+		if err := s.writeMeta(m); err != nil {
+			return err
+		}
+	}
+	if err := os.Symlink(linkTarget(s.id), c.st.path(dir, name)); err != nil {
+		return err
+	}
+	return syncDir(c.st.path(dir))
+}
+
+// checkBranches checks branch files, ancestry and logs.
+func (c *fsck) checkBranches(s *Session) {
+	byID, ok := c.readBranches(s, true)
+	if !ok {
+		return
+	}
+	// Parents first: restoring one from the trash changes what follows.
+	restorable := false
+	for _, b := range byID {
+		if _, ok := byID[b.Parent]; !b.IsDefault() && !ok {
+			restorable = c.checkParent(s, b) || restorable
+		}
+	}
+	if restorable && c.repair {
+		byID, _ = c.readBranches(s, false)
+	}
+	var roots []string
+	for _, b := range byID {
+		c.checkLog(s, b)
+		if b.IsDefault() {
+			roots = append(roots, b.Name)
+			continue
+		}
+		if fi, err := os.Stat(s.logFile(b.Parent)); err == nil && b.ParentOffset > fi.Size() {
+			c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("forks at byte %d of its parent's log, which has %d", b.ParentOffset, fi.Size()), nil)
+		}
+	}
+	// A missing default branch that sits in the trash is reported above.
+	if len(roots) != 1 && !(restorable && !c.repair) {
+		sort.Strings(roots)
+		c.report(s.id, s.path("branches"), fmt.Sprintf("%d default branches (want 1): %v", len(roots), roots), nil)
+	}
+	c.checkOrphanLogs(s, byID)
+}
+
+func (c *fsck) readBranches(s *Session, report bool) (map[string]Branch, bool) {
+	s.dropBranchCache()
+	ents, err := os.ReadDir(s.path("branches"))
+	if err != nil {
+		c.report(s.id, s.path("branches"), fmt.Sprintf("cannot read: %v", err), nil)
+		return nil, false
+	}
+	byID := map[string]Branch{}
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || isTemp(e.Name()) {
+			continue
+		}
+		b, err := s.readBranch(id)
+		if err != nil {
+			if report {
+				c.report(s.id, s.branchFile(id), err.Error(), nil)
+			}
+			continue
+		}
+		byID[id] = b
+	}
+	return byID, true
+}
+
+// checkParent handles a branch whose parent is gone: if the parent is in
+// the session's trash, it comes back; else a human must decide.
+// It reports whether the parent is in the trash (and so restorable).
+func (c *fsck) checkParent(s *Session, b Branch) bool {
+	tj, tl := s.path("trash", b.Parent+".json"), s.path("trash", b.Parent+".jsonl")
+	if _, err := os.Stat(tj); err != nil {
+		c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q: parent %s is gone", b.Name, b.Parent), nil)
+		return false
+	}
+	c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q: parent %s is in the session's trash; repair restores it", b.Name, b.Parent), func() error {
+		if err := os.Rename(tl, s.logFile(b.Parent)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return os.Rename(tj, s.branchFile(b.Parent))
+	})
+	return true
+}
+
+func (c *fsck) checkLog(s *Session, b Branch) {
+	p := s.logFile(b.ID)
+	f, err := os.Open(p)
+	if errors.Is(err, os.ErrNotExist) {
+		c.report(s.id, p, fmt.Sprintf("branch %q has no log; repair creates an empty one", b.Name), func() error {
+			return createExclusive(p, nil)
+		})
+		return
+	}
+	if err != nil {
+		c.report(s.id, p, fmt.Sprintf("cannot read: %v", err), nil)
+		return
+	}
+	_, torn, err := tornTail(f)
+	f.Close()
+	if err != nil {
+		c.report(s.id, p, fmt.Sprintf("cannot read: %v", err), nil)
+		return
+	}
+	if torn != nil {
+		c.report(s.id, p, fmt.Sprintf("torn last line (%d bytes, an interrupted append); repair moves it to quarantine", len(torn)), func() error {
+			_, err := s.cutTornTail(b.ID)
+			return err
+		})
+	}
+	x := newLogIndex(p)
+	if err := x.refresh(); err != nil {
+		c.report(s.id, p, fmt.Sprintf("cannot read: %v", err), nil)
+		return
+	}
+	for _, bad := range x.bad {
+		c.report(s.id, p, fmt.Sprintf("line %d (byte %d) is not a message: %v; readers skip it; repair moves it to quarantine and blanks it in place", bad.Line, bad.Offset, bad.Err), func() error {
+			return s.blankLine(b.ID, bad.Offset)
+		})
+	}
+}
+
+// checkOrphanLogs finds logs no branch owns (a crash in a branch delete).
+func (c *fsck) checkOrphanLogs(s *Session, byID map[string]Branch) {
+	ents, _ := os.ReadDir(s.path("logs"))
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok {
+			continue
+		}
+		if _, owned := byID[id]; owned {
+			continue
+		}
+		p := s.path("logs", e.Name())
+		c.report(s.id, p, "log of no branch (an interrupted branch delete?); repair moves it to the session's trash", func() error {
+			if err := os.MkdirAll(s.path("trash"), dirMode); err != nil {
+				return err
+			}
+			return os.Rename(p, s.path("trash", e.Name()))
+		})
+	}
+}

@@ -1,0 +1,99 @@
+package backing
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func openStore(t *testing.T) *Store {
+	t.Helper()
+	st, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func newSession(t *testing.T, st *Store, name string) *Session {
+	t.Helper()
+	s, _, err := st.Create(name, Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func msg(role, content string) []byte {
+	b, _ := json.Marshal(map[string]string{"role": role, "content": content})
+	return b
+}
+
+// appendTurns appends n turns of a user question and an assistant answer,
+// with contents "<prefix>q<i>" and "<prefix>a<i>".
+func appendTurns(t *testing.T, s *Session, branch, prefix string, n int) {
+	t.Helper()
+	for i := 1; i <= n; i++ {
+		q, a := fmt.Sprintf("%sq%d", prefix, i), fmt.Sprintf("%sa%d", prefix, i)
+		if err := s.Append(branch, [][]byte{msg("user", q), msg("assistant", a)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// contents reads a branch and returns each message's content string.
+func contents(t *testing.T, s *Session, branch string) []string {
+	t.Helper()
+	v, err := s.View(branch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := v.Read(0, v.Len())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		var x struct{ Content string }
+		if err := json.Unmarshal(m.Raw, &x); err != nil {
+			t.Fatalf("message %d: %v: %s", i, err, m.Raw)
+		}
+		out[i] = x.Content
+	}
+	return out
+}
+
+func logPath(t *testing.T, s *Session, branch string) string {
+	t.Helper()
+	b, err := s.Branch(branch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(s.Dir(), "logs", b.ID+".jsonl")
+}
+
+func appendRaw(t *testing.T, path, data string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,166 @@
+package backing
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Message is one stored message as read back from a branch.
+type Message struct {
+	Index     int    // 0-based position in the branch, ancestry resolved
+	Turn      int    // 1-based turn the message belongs to
+	TurnStart bool   // the message starts turn Turn
+	Raw       []byte // the stored JSON object, one line, no newline
+}
+
+// header is the part of a message the store looks at.
+type header struct {
+	Role    *string         `json:"role"`
+	Content json.RawMessage `json:"content"`
+	ID      json.RawMessage `json:"id"`
+	TS      json.RawMessage `json:"ts"`
+}
+
+// ValidateMessage checks that raw is one message: a JSON object with a
+// string role and a content that is a string or an array, in valid UTF-8.
+// Every other field is allowed and kept.
+func ValidateMessage(raw []byte) error {
+	_, err := parseHeader(raw)
+	return err
+}
+
+func parseHeader(raw []byte) (header, error) {
+	var h header
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return h, fmt.Errorf("%w: a message must be a JSON object", ErrInvalid)
+	}
+	if !utf8.Valid(raw) {
+		return h, fmt.Errorf("%w: not valid UTF-8", ErrInvalid)
+	}
+	if !json.Valid(raw) {
+		// Unmarshal's error says where the syntax breaks.
+		var v any
+		err := json.Unmarshal(raw, &v)
+		return h, fmt.Errorf("%w: not valid JSON: %v", ErrInvalid, err)
+	}
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return h, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if h.Role == nil {
+		return h, fmt.Errorf("%w: missing \"role\"", ErrInvalid)
+	}
+	if *h.Role == "" {
+		return h, fmt.Errorf("%w: empty \"role\"", ErrInvalid)
+	}
+	switch firstByte(h.Content) {
+	case '"', '[':
+	case 0:
+		return h, fmt.Errorf("%w: missing \"content\"", ErrInvalid)
+	default:
+		return h, fmt.Errorf("%w: \"content\" must be a string or an array", ErrInvalid)
+	}
+	for _, f := range []struct {
+		name string
+		v    json.RawMessage
+	}{{"id", h.ID}, {"ts", h.TS}} {
+		if f.v != nil && firstByte(f.v) != '"' {
+			return h, fmt.Errorf("%w: %q must be a string", ErrInvalid, f.name)
+		}
+	}
+	return h, nil
+}
+
+func firstByte(b []byte) byte {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return 0
+	}
+	return b[0]
+}
+
+// prepare validates raw and returns the line to store: compact JSON with
+// "id" and "ts" added in front when absent, every other byte of every field
+// kept as given.
+func prepare(raw []byte, now time.Time, max int64) ([]byte, error) {
+	if int64(len(raw)) > max {
+		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(raw), max)
+	}
+	h, err := parseHeader(raw)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(len(raw) + 80)
+	if err := json.Compact(&b, raw); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	line := b.Bytes()
+	var add []byte
+	if h.ID == nil {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return nil, err
+		}
+		add = append(add, `"id":"`...)
+		add = append(add, id.String()...)
+		add = append(add, `",`...)
+	}
+	if h.TS == nil {
+		add = append(add, `"ts":`...)
+		add = strconv.AppendQuote(add, now.UTC().Format(time.RFC3339Nano))
+		add = append(add, ',')
+	}
+	if len(add) > 0 {
+		if bytes.Equal(line, []byte("{}")) { // unreachable: role is required
+			return nil, fmt.Errorf("%w: empty object", ErrInvalid)
+		}
+		out := make([]byte, 0, len(line)+len(add))
+		out = append(out, '{')
+		out = append(out, add...)
+		out = append(out, line[1:]...)
+		line = out
+	}
+	if int64(len(line)) > max {
+		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(line), max)
+	}
+	return line, nil
+}
+
+// TextMessage builds the message for a plain text: {"role":role,"content":text}.
+func TextMessage(role, text string) ([]byte, error) {
+	if !utf8.ValidString(text) {
+		return nil, fmt.Errorf("%w: text is not valid UTF-8", ErrInvalid)
+	}
+	return json.Marshal(struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}{role, text})
+}
+
+// onlyToolResults reports whether a content is an array holding nothing but
+// tool results. A user message like that does not start a turn: Claude Code
+// stores tool results with role user.
+func onlyToolResults(content json.RawMessage) bool {
+	if firstByte(content) != '[' {
+		return false
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(content, &blocks) != nil || len(blocks) == 0 {
+		return false
+	}
+	for _, b := range blocks {
+		if b.Type != "tool_result" && b.Type != "function_call_output" {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,120 @@
+package backing
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Session states.
+const (
+	StateActive   = "active"
+	StateArchived = "archived"
+	StateTrashed  = "trashed"
+)
+
+// Meta is a session's meta.json. Fields it does not name are kept in Extra
+// and written back as given, so tools may store their own.
+type Meta struct {
+	ID       string    `json:"id"`
+	Name     string    `json:"name"`
+	Title    string    `json:"title"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
+	Cwd      string    `json:"cwd,omitempty"`
+	Project  string    `json:"project,omitempty"`
+	Model    string    `json:"model,omitempty"`
+	Provider string    `json:"provider,omitempty"`
+	Tags     []string  `json:"tags"`
+	State    string    `json:"state"`
+	// Parent is the id of the session this one was derived from, if any.
+	Parent string `json:"parent,omitempty"`
+	// Trashed is when the session went to the trash; zero otherwise.
+	Trashed time.Time `json:"trashed,omitzero"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// metaFields are the keys Meta owns; every other key goes to Extra.
+var metaFields = map[string]bool{
+	"id": true, "name": true, "title": true, "created": true, "updated": true,
+	"cwd": true, "project": true, "model": true, "provider": true, "tags": true,
+	"state": true, "parent": true, "trashed": true,
+}
+
+type metaAlias Meta // no methods: breaks the MarshalJSON recursion
+
+// MarshalJSON writes the known fields, then the extra ones, indented so
+// that the file reads well in an editor.
+func (m Meta) MarshalJSON() ([]byte, error) {
+	if m.Tags == nil {
+		m.Tags = []string{}
+	}
+	known, err := json.Marshal(metaAlias(m))
+	if err != nil {
+		return nil, err
+	}
+	if len(m.Extra) == 0 {
+		return known, nil
+	}
+	extra, err := json.Marshal(m.Extra) // map keys sort: stable output
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Write(known[:len(known)-1])
+	b.WriteByte(',')
+	b.Write(extra[1:])
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads the known fields and keeps the others in Extra.
+func (m *Meta) UnmarshalJSON(data []byte) error {
+	var a metaAlias
+	if err := json.Unmarshal(data, &a); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	a.Extra = nil
+	for k, v := range all {
+		if !metaFields[k] {
+			if a.Extra == nil {
+				a.Extra = map[string]json.RawMessage{}
+			}
+			a.Extra[k] = v
+		}
+	}
+	*m = Meta(a)
+	return nil
+}
+
+// EncodeMeta is meta.json's bytes: indented JSON and a final newline.
+func EncodeMeta(m Meta) ([]byte, error) {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return nil, err
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
+
+// DecodeMeta parses meta.json, requiring a JSON object with an id.
+func DecodeMeta(data []byte) (Meta, error) {
+	var m Meta
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return m, fmt.Errorf("%w: meta.json must be a JSON object", ErrInvalid)
+	}
+	if err := json.Unmarshal(trimmed, &m); err != nil {
+		return m, fmt.Errorf("%w: meta.json: %v", ErrInvalid, err)
+	}
+	return m, nil
+}

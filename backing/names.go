@@ -1,0 +1,69 @@
+package backing
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// MaxNameLen is the longest session or branch name, in bytes: the limit of
+// a name in a Linux directory, so every name can be shown by the view.
+const MaxNameLen = 255
+
+// ErrNameTooLong is returned for names over MaxNameLen bytes; it wraps
+// ErrBadName so callers that do not care about the difference need not.
+var ErrNameTooLong = fmt.Errorf("%w: longer than %d bytes", ErrBadName, MaxNameLen)
+
+// ReservedNames cannot name a session: the view keeps them for folders of
+// its own (archive, trash, recent sessions, sessions by project).
+var ReservedNames = map[string]bool{
+	"archive":    true,
+	"trash":      true,
+	"recent":     true,
+	"by-project": true,
+}
+
+// ValidName checks a branch name: 1–255 bytes of UTF-8, no '/', no NUL, no
+// leading '.', so that it is one path element the kernel accepts and that
+// ls shows.
+func ValidName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%w: empty", ErrBadName)
+	case len(name) > MaxNameLen:
+		return ErrNameTooLong
+	case !utf8.ValidString(name):
+		return fmt.Errorf("%w %q: not UTF-8", ErrBadName, name)
+	case strings.ContainsAny(name, "/\x00"):
+		return fmt.Errorf("%w %q: contains '/' or NUL", ErrBadName, name)
+	case name[0] == '.':
+		return fmt.Errorf("%w %q: starts with '.'", ErrBadName, name)
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("%w %q: contains a control character", ErrBadName, name)
+		}
+	}
+	return nil
+}
+
+// ValidSessionName is ValidName plus the reserved names of the view.
+func ValidSessionName(name string) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	if ReservedNames[name] {
+		return fmt.Errorf("%w %q: reserved for a view of the mount", ErrBadName, name)
+	}
+	return nil
+}
+
+// GeneratedName names a session created without a name: local date and time
+// to the minute, then six hex digits of its id's random part, so names sort
+// by creation and two sessions made in one minute still differ.
+func GeneratedName(id uuid.UUID, t time.Time) string {
+	return fmt.Sprintf("%s-%x", t.Local().Format("20060102-1504"), id[10:13])
+}

@@ -1,0 +1,317 @@
+package backing
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The namespace: names/<name> and archive/<name> are symlinks to a session
+// folder, trash/<id> one per trashed session. Every change to them holds
+// the store lock, so names stay unique across names/ and archive/.
+
+func now() time.Time { return time.Now().UTC() }
+
+func (st *Store) nsLock() (func(), error) {
+	st.mu.Lock()
+	if st.ns == nil {
+		st.ns = &fileLock{path: st.path("lock")}
+	}
+	l := st.ns
+	st.mu.Unlock()
+	return l.lock()
+}
+
+func linkTarget(id string) string { return filepath.Join("..", "sessions", id) }
+
+// readLink resolves a name link to a session id.
+func readLink(path string) (string, error) {
+	t, err := os.Readlink(path)
+	if err != nil {
+		return "", err
+	}
+	id := filepath.Base(t)
+	if t != linkTarget(id) {
+		return "", fmt.Errorf("%w: %s points to %q, not a session", ErrInvalid, path, t)
+	}
+	return id, nil
+}
+
+// lookupName finds the id of an active or archived session by name.
+func (st *Store) lookupName(name string) (id, dir string, err error) {
+	if ValidName(name) != nil {
+		return "", "", fmt.Errorf("session %q: %w", name, ErrNotFound)
+	}
+	for _, d := range []string{"names", "archive"} {
+		id, err := readLink(st.path(d, name))
+		if err == nil {
+			return id, d, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", "", err
+		}
+	}
+	return "", "", fmt.Errorf("session %q: %w", name, ErrNotFound)
+}
+
+// Session opens an active or archived session by name.
+func (st *Store) Session(name string) (*Session, error) {
+	id, _, err := st.lookupName(name)
+	if err != nil {
+		return nil, err
+	}
+	return st.handle(id), nil
+}
+
+// nameFree fails with ErrExist if an active or archived session has name.
+func (st *Store) nameFree(name string) error {
+	_, _, err := st.lookupName(name)
+	switch {
+	case err == nil:
+		return fmt.Errorf("session %q: %w", name, ErrExist)
+	case errors.Is(err, ErrNotFound):
+		return nil
+	default:
+		return err
+	}
+}
+
+// Create makes a new session named name (a generated name when empty) with
+// the given metadata; id, name, dates and state are set by the store. The
+// session appears under its name only once complete, so a crash leaves no
+// half-made session visible.
+func (st *Store) Create(name string, m Meta) (*Session, Meta, error) {
+	id, err := newID()
+	if err != nil {
+		return nil, m, err
+	}
+	t := now()
+	if name == "" {
+		name = GeneratedName(id, t)
+	}
+	if err := ValidSessionName(name); err != nil {
+		return nil, m, err
+	}
+	m.ID, m.Name, m.Created, m.Updated, m.State, m.Trashed = id.String(), name, t, t, StateActive, time.Time{}
+	unlock, err := st.nsLock()
+	if err != nil {
+		return nil, m, err
+	}
+	defer unlock()
+	if err := st.nameFree(name); err != nil {
+		return nil, m, err
+	}
+	dir := st.sessionDir(m.ID)
+	for _, d := range []string{dir, filepath.Join(dir, "branches"), filepath.Join(dir, "logs")} {
+		if err := os.Mkdir(d, dirMode); err != nil {
+			return nil, m, err
+		}
+	}
+	data, err := EncodeMeta(m)
+	if err != nil {
+		return nil, m, err
+	}
+	if err := createExclusive(filepath.Join(dir, "meta.json"), data); err != nil {
+		return nil, m, err
+	}
+	s := st.handle(m.ID)
+	if _, err := s.createBranch(Branch{Name: DefaultBranchName, Created: t}); err != nil {
+		return nil, m, err
+	}
+	if err := os.Symlink(linkTarget(m.ID), st.path("names", name)); err != nil {
+		return nil, m, err
+	}
+	return s, m, syncDir(st.path("names"))
+}
+
+// Rename gives a session a new name; the session's folder does not move.
+func (st *Store) Rename(old, name string) error {
+	if err := ValidSessionName(name); err != nil {
+		return err
+	}
+	unlock, err := st.nsLock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	id, dir, err := st.lookupName(old)
+	if err != nil {
+		return err
+	}
+	if old == name {
+		return nil
+	}
+	if err := st.nameFree(name); err != nil {
+		return err
+	}
+	// RENAME_NOREPLACE: never over a name another process just took.
+	if err := unix.Renameat2(unix.AT_FDCWD, st.path(dir, old), unix.AT_FDCWD, st.path(dir, name), unix.RENAME_NOREPLACE); err != nil {
+		if errors.Is(err, unix.EEXIST) {
+			return fmt.Errorf("session %q: %w", name, ErrExist)
+		}
+		return fmt.Errorf("rename session %q: %w", old, err)
+	}
+	if err := syncDir(st.path(dir)); err != nil {
+		return err
+	}
+	// The link is the truth for names; meta.json follows (fsck mends a
+	// crash between the two).
+	_, err = st.handle(id).updateMeta(func(m *Meta) error { m.Name = name; return nil })
+	return err
+}
+
+// Trash moves a session to the trash: its name is freed, nothing is
+// deleted, and Restore brings it back.
+func (st *Store) Trash(name string) error {
+	unlock, err := st.nsLock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	id, dir, err := st.lookupName(name)
+	if err != nil {
+		return err
+	}
+	if err := os.Symlink(linkTarget(id), st.path("trash", id)); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	if err := syncDir(st.path("trash")); err != nil {
+		return err
+	}
+	if _, err := st.handle(id).updateMeta(func(m *Meta) error {
+		m.State, m.Trashed = StateTrashed, now()
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := os.Remove(st.path(dir, name)); err != nil {
+		return err
+	}
+	return syncDir(st.path(dir))
+}
+
+// Restore brings a session back from the trash, by id or by the name it had,
+// under that name or under as when given. It returns the name.
+func (st *Store) Restore(nameOrID, as string) (string, error) {
+	unlock, err := st.nsLock()
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	id, err := st.findTrashed(nameOrID)
+	if err != nil {
+		return "", err
+	}
+	s := st.handle(id)
+	m, err := s.Meta()
+	if err != nil {
+		return "", err
+	}
+	name := m.Name
+	if as != "" {
+		name = as
+	}
+	if err := ValidSessionName(name); err != nil {
+		return "", err
+	}
+	if err := st.nameFree(name); err != nil {
+		return "", fmt.Errorf("%w; restore it under another name", err)
+	}
+	if err := os.Symlink(linkTarget(id), st.path("names", name)); err != nil {
+		return "", err
+	}
+	if err := syncDir(st.path("names")); err != nil {
+		return "", err
+	}
+	if _, err := s.updateMeta(func(m *Meta) error {
+		m.Name, m.State, m.Trashed = name, StateActive, time.Time{}
+		return nil
+	}); err != nil {
+		return "", err
+	}
+	if err := os.Remove(st.path("trash", id)); err != nil {
+		return "", err
+	}
+	return name, syncDir(st.path("trash"))
+}
+
+func (st *Store) findTrashed(nameOrID string) (string, error) {
+	if _, err := readLink(st.path("trash", nameOrID)); err == nil && ValidName(nameOrID) == nil {
+		return nameOrID, nil
+	}
+	ents, err := os.ReadDir(st.path("trash"))
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, e := range ents {
+		m, err := st.handle(e.Name()).Meta()
+		if err == nil && m.Name == nameOrID {
+			found = append(found, e.Name())
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("no session %q in the trash: %w", nameOrID, ErrNotFound)
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("%w: %d sessions named %q in the trash; restore one by id: %s",
+		ErrExist, len(found), nameOrID, strings.Join(found, ", "))
+}
+
+// Archive moves a session out of the default listing; it keeps its name
+// and can still be opened, read and written.
+func (st *Store) Archive(name string) error {
+	return st.moveName(name, "names", "archive", StateArchived)
+}
+
+// Unarchive brings an archived session back to the default listing.
+func (st *Store) Unarchive(name string) error {
+	return st.moveName(name, "archive", "names", StateActive)
+}
+
+func (st *Store) moveName(name, from, to, state string) error {
+	unlock, err := st.nsLock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	id, dir, err := st.lookupName(name)
+	if err != nil {
+		return err
+	}
+	if dir != from {
+		return fmt.Errorf("session %q is already %s: %w", name, state, ErrInvalid)
+	}
+	if err := unix.Renameat2(unix.AT_FDCWD, st.path(from, name), unix.AT_FDCWD, st.path(to, name), unix.RENAME_NOREPLACE); err != nil {
+		return fmt.Errorf("move session %q to %s: %w", name, to, err)
+	}
+	if err := syncDir(st.path(from)); err != nil {
+		return err
+	}
+	if err := syncDir(st.path(to)); err != nil {
+		return err
+	}
+	_, err = st.handle(id).updateMeta(func(m *Meta) error { m.State = state; return nil })
+	return err
+}
+
+// purge deletes a trashed session for good. Only Sweep calls it.
+func (st *Store) purge(id string) error {
+	if err := os.RemoveAll(st.sessionDir(id)); err != nil {
+		return err
+	}
+	if err := os.Remove(st.path("trash", id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	st.mu.Lock()
+	delete(st.sessions, id)
+	st.mu.Unlock()
+	return syncDir(st.path("trash"))
+}

@@ -1,0 +1,133 @@
+package backing
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Session is a handle on one session, by id: it stays valid across renames,
+// archiving and the trash. The store keeps one handle per session, so every
+// goroutine of a process shares its indexes and its group commit.
+type Session struct {
+	st  *Store
+	id  string
+	dir string
+	lk  fileLock
+
+	mu         sync.Mutex
+	logs       map[string]*logIndex // by branch id
+	queue      []*pending
+	committing bool
+	branches   branchCache
+}
+
+// handle returns the process-wide handle of session id.
+func (st *Store) handle(id string) *Session {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if s := st.sessions[id]; s != nil {
+		return s
+	}
+	dir := st.sessionDir(id)
+	s := &Session{st: st, id: id, dir: dir, lk: fileLock{path: filepath.Join(dir, "lock")},
+		logs: map[string]*logIndex{}}
+	st.sessions[id] = s
+	return s
+}
+
+// SessionByID opens a session by its id, whatever its state.
+func (st *Store) SessionByID(id string) (*Session, error) {
+	if ValidName(id) != nil || filepath.Base(id) != id {
+		return nil, fmt.Errorf("session id %q: %w", id, ErrNotFound)
+	}
+	if _, err := os.Stat(filepath.Join(st.sessionDir(id), "meta.json")); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("session id %s: %w", id, ErrNotFound)
+		}
+		return nil, err
+	}
+	return st.handle(id), nil
+}
+
+// ID is the session's id, a UUID v7.
+func (s *Session) ID() string { return s.id }
+
+// Dir is the session's folder in the store.
+func (s *Session) Dir() string { return s.dir }
+
+func (s *Session) path(elem ...string) string {
+	return filepath.Join(append([]string{s.dir}, elem...)...)
+}
+
+// Meta reads the session's meta.json.
+func (s *Session) Meta() (Meta, error) {
+	data, err := os.ReadFile(s.path("meta.json"))
+	if err != nil {
+		return Meta{}, err
+	}
+	m, err := DecodeMeta(data)
+	if err != nil {
+		return m, fmt.Errorf("session %s: %w", s.id, err)
+	}
+	return m, nil
+}
+
+// MetaModTime is when meta.json last changed.
+func (s *Session) MetaModTime() (fi os.FileInfo, err error) {
+	return os.Stat(s.path("meta.json"))
+}
+
+// updateMeta applies change to meta.json under the session lock.
+func (s *Session) updateMeta(change func(*Meta) error) (Meta, error) {
+	unlock, err := s.lk.lock()
+	if err != nil {
+		return Meta{}, err
+	}
+	defer unlock()
+	m, err := s.Meta()
+	if err != nil {
+		return m, err
+	}
+	if err := change(&m); err != nil {
+		return m, err
+	}
+	data, err := EncodeMeta(m)
+	if err != nil {
+		return m, err
+	}
+	return m, writeFileAtomic(s.path("meta.json"), data)
+}
+
+// EditMeta replaces meta.json with doc, the way a user edits it: doc must be
+// a JSON object with the session's id. The fields the store owns (id, name,
+// dates, state, trash time) keep their values whatever doc says; every other
+// field, known or not, takes doc's value, and a field doc leaves out is
+// removed.
+func (s *Session) EditMeta(doc []byte) (Meta, error) {
+	in, err := DecodeMeta(doc)
+	if err != nil {
+		return in, err
+	}
+	return s.updateMeta(func(m *Meta) error {
+		if in.ID != m.ID {
+			return fmt.Errorf("%w: meta.json: \"id\" is %q and cannot change", ErrInvalid, m.ID)
+		}
+		keep := *m
+		*m = in
+		m.Name, m.Created, m.State, m.Trashed = keep.Name, keep.Created, keep.State, keep.Trashed
+		m.Updated = now()
+		return nil
+	})
+}
+
+// SetTitle sets the session's title.
+func (s *Session) SetTitle(title string) error {
+	_, err := s.updateMeta(func(m *Meta) error {
+		m.Title, m.Updated = title, now()
+		return nil
+	})
+	return err
+}

@@ -1,0 +1,194 @@
+package backing
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// View is a branch as of one moment: its messages with ancestry resolved,
+// as segments of the logs of the branch and its ancestors. Building one
+// costs an fstat per log and an index scan of bytes not seen before; reading
+// from it costs one pread per segment touched.
+type View struct {
+	branch Branch
+	segs   []segment
+	n      int
+	mtime  time.Time // of the branch's own log
+}
+
+// segment is a run of messages of one log: refs[i] is message first+i of
+// the view.
+type segment struct {
+	branchID    string
+	x           *logIndex
+	refs        []msgRef
+	turns       []int32 // indexes into refs that start a turn
+	first       int
+	turnsBefore int // turns started by messages before this segment
+}
+
+// logIndex returns the process-wide index of a branch's own log.
+func (s *Session) logIndex(branchID string) *logIndex {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x := s.logs[branchID]
+	if x == nil {
+		x = newLogIndex(s.logFile(branchID))
+		s.logs[branchID] = x
+	}
+	return x
+}
+
+// View resolves a branch by name ("" is the default branch).
+func (s *Session) View(branch string) (*View, error) {
+	b, err := s.Branch(branch)
+	if err != nil {
+		return nil, err
+	}
+	return s.view(b)
+}
+
+func (s *Session) view(b Branch) (*View, error) {
+	// Walk up to the root: the chain of (branch, bytes of its log used).
+	type link struct {
+		id  string
+		end int64 // -1: all of it
+	}
+	chain := []link{{b.ID, -1}}
+	seen := map[string]bool{b.ID: true}
+	for cur := b; !cur.IsDefault(); {
+		p, err := s.branchByID(cur.Parent)
+		if err != nil {
+			return nil, fmt.Errorf("branch %q: parent: %w", cur.Name, err)
+		}
+		if seen[p.ID] {
+			return nil, fmt.Errorf("%w: branch %q: ancestry has a cycle", ErrInvalid, b.Name)
+		}
+		seen[p.ID] = true
+		chain = append(chain, link{p.ID, cur.ParentOffset})
+		cur = p
+	}
+	v := &View{branch: b}
+	for i := len(chain) - 1; i >= 0; i-- {
+		x := s.logIndex(chain[i].id)
+		x.mu.Lock()
+		err := x.refresh()
+		refs, turns, mtime := x.msgs, x.turns, x.mtime
+		x.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		if end := chain[i].end; end >= 0 {
+			refs = refs[:sort.Search(len(refs), func(k int) bool { return refs[k].end() > end })]
+		}
+		turns = turns[:sort.Search(len(turns), func(k int) bool { return int(turns[k]) >= len(refs) })]
+		seg := segment{branchID: chain[i].id, x: x, refs: refs, turns: turns, first: v.n}
+		if len(v.segs) > 0 {
+			last := v.segs[len(v.segs)-1]
+			seg.turnsBefore = last.turnsBefore + len(last.turns)
+		}
+		v.segs = append(v.segs, seg)
+		v.n += len(refs)
+		if i == 0 {
+			v.mtime = mtime
+		}
+	}
+	return v, nil
+}
+
+// Branch is the branch the view shows.
+func (v *View) Branch() Branch { return v.branch }
+
+// Len is the number of messages.
+func (v *View) Len() int { return v.n }
+
+// ModTime is when the branch's own log last changed.
+func (v *View) ModTime() time.Time { return v.mtime }
+
+// starts is the number of messages in [0, i) flagged as turn starts.
+func (v *View) starts(i int) int {
+	for _, sg := range v.segs {
+		if i <= sg.first+len(sg.refs) {
+			local := i - sg.first
+			return sg.turnsBefore + sort.Search(len(sg.turns), func(k int) bool { return int(sg.turns[k]) >= local })
+		}
+	}
+	last := v.segs[len(v.segs)-1]
+	return last.turnsBefore + len(last.turns)
+}
+
+// Turns is the number of turns: a turn starts at each user message that is
+// not only tool results, and the messages before the first one belong to
+// turn 1 along with it.
+func (v *View) Turns() int {
+	if v.n == 0 {
+		return 0
+	}
+	return max(1, v.starts(v.n))
+}
+
+// TurnRange returns the messages [from, to) of turn k (1-based).
+func (v *View) TurnRange(k int) (from, to int, err error) {
+	if k < 1 || k > v.Turns() {
+		return 0, 0, fmt.Errorf("turn %d: %w (branch %q has %d turns)", k, ErrNotFound, v.branch.Name, v.Turns())
+	}
+	// Turn k >= 2 opens at the k-th flagged message.
+	startOf := func(k int) int {
+		if k == 1 {
+			return 0
+		}
+		return sort.Search(v.n, func(i int) bool { return v.starts(i+1) >= k })
+	}
+	from, to = startOf(k), v.n
+	if k < v.Turns() {
+		to = startOf(k + 1)
+	}
+	return from, to, nil
+}
+
+// Read returns messages [from, to).
+func (v *View) Read(from, to int) ([]Message, error) {
+	if from < 0 || to > v.n || from > to {
+		return nil, fmt.Errorf("%w: messages [%d, %d) of %d", ErrInvalid, from, to, v.n)
+	}
+	out := make([]Message, 0, to-from)
+	turn := v.starts(from)
+	for _, sg := range v.segs {
+		a, b := max(from, sg.first)-sg.first, min(to, sg.first+len(sg.refs))-sg.first
+		if a >= b {
+			continue
+		}
+		raws, err := sg.x.readRange(sg.refs[a:b])
+		if err != nil {
+			return nil, err
+		}
+		for i, raw := range raws {
+			idx := sg.first + a + i
+			flagged := sg.refs[a+i].turn
+			if flagged {
+				turn++
+			}
+			// The first flagged message continues turn 1 when messages
+			// (a system prompt, say) came before it.
+			start := idx == 0 || (flagged && turn >= 2)
+			out = append(out, Message{Index: idx, Turn: max(1, turn), TurnStart: start, Raw: raw})
+		}
+	}
+	return out, nil
+}
+
+// forkPoint names the log and offset just past message at-1, so a fork
+// there depends on no more history than it shows.
+func (v *View) forkPoint(at int) (parent string, offset int64) {
+	if at == 0 {
+		return v.segs[0].branchID, 0
+	}
+	for _, sg := range v.segs {
+		if at-1 < sg.first+len(sg.refs) {
+			return sg.branchID, sg.refs[at-1-sg.first].end()
+		}
+	}
+	last := v.segs[len(v.segs)-1]
+	return last.branchID, last.refs[len(last.refs)-1].end()
+}
