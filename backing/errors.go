@@ -1,6 +1,9 @@
 package backing
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors callers branch on. Every error the store returns for a reason a
 // user can act on wraps one of these; fsnode maps them to errno and cmd to
@@ -16,3 +19,18 @@ var (
 	ErrFormat   = errors.New("unsupported store format")
 	ErrReadOnly = errors.New("read-only")
 )
+
+// sentence is an error that reads as a plain sentence but still matches its
+// sentinel with errors.Is, for messages where ": not found" would repeat
+// what the sentence says.
+type sentence struct {
+	msg  string
+	kind error
+}
+
+func (e *sentence) Error() string { return e.msg }
+func (e *sentence) Unwrap() error { return e.kind }
+
+func sentencef(kind error, format string, args ...any) error {
+	return &sentence{msg: fmt.Sprintf(format, args...), kind: kind}
+}

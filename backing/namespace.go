@@ -257,7 +257,7 @@ func (st *Store) findTrashed(nameOrID string) (string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return "", fmt.Errorf("no session %q in the trash: %w", nameOrID, ErrNotFound)
+		return "", sentencef(ErrNotFound, "no session %q in the trash", nameOrID)
 	case 1:
 		return found[0], nil
 	}
@@ -287,7 +287,7 @@ func (st *Store) moveName(name, from, to, state string) error {
 		return err
 	}
 	if dir != from {
-		return fmt.Errorf("session %q is already %s: %w", name, state, ErrInvalid)
+		return sentencef(ErrInvalid, "session %q is already %s", name, state)
 	}
 	if err := unix.Renameat2(unix.AT_FDCWD, st.path(from, name), unix.AT_FDCWD, st.path(to, name), unix.RENAME_NOREPLACE); err != nil {
 		return fmt.Errorf("move session %q to %s: %w", name, to, err)

@@ -103,6 +103,10 @@ func (v *View) Branch() Branch { return v.branch }
 // Len is the number of messages.
 func (v *View) Len() int { return v.n }
 
+// Inherited is how many messages come from the branch's ancestors: the
+// fork point, counted in messages of the parent branch.
+func (v *View) Inherited() int { return v.segs[len(v.segs)-1].first }
+
 // ModTime is when the branch's own log last changed.
 func (v *View) ModTime() time.Time { return v.mtime }
 

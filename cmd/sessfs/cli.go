@@ -1,0 +1,91 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sessfs/sessfs/backing"
+	"github.com/spf13/pflag"
+)
+
+// cli is what every subcommand shares: its name for messages, its flag set
+// with --store and -h/--help, and the way it reports errors.
+type cli struct {
+	name     string // as typed after "sessfs": "show", "branch rename"
+	synopsis string // what follows the name in the usage line
+	about    string // what the command does, for --help
+	fs       *pflag.FlagSet
+	store    string
+}
+
+func newCLI(name, synopsis, about string) *cli {
+	c := &cli{name: name, synopsis: synopsis, about: about}
+	c.fs = pflag.NewFlagSet("sessfs "+name, pflag.ContinueOnError)
+	c.fs.SetInterspersed(true)
+	// pflag prints its own usage to stderr on -h and on errors; we print
+	// ours instead: to stdout for -h, as one line for an error.
+	c.fs.SetOutput(io.Discard)
+	c.fs.Usage = func() {}
+	c.fs.StringVar(&c.store, "store", "", "the store `DIR` (default: $SESSFS_STORE, else $XDG_DATA_HOME/sessfs, else ~/.local/share/sessfs)")
+	return c
+}
+
+// parse parses args and checks there are between min and max positional
+// arguments (max < 0: no limit). When ok is false the command is over and
+// exits with code: -h was answered, or a usage error was printed.
+func (c *cli) parse(args []string, min, max int) (rest []string, code int, ok bool) {
+	err := c.fs.Parse(args)
+	if errors.Is(err, pflag.ErrHelp) {
+		c.printUsage(os.Stdout)
+		return nil, exitOK, false
+	}
+	if err != nil {
+		return nil, c.usageError(err.Error()), false
+	}
+	rest = c.fs.Args()
+	switch {
+	case len(rest) < min:
+		return nil, c.usageError("missing arguments"), false
+	case max >= 0 && len(rest) > max:
+		return nil, c.usageError(fmt.Sprintf("too many arguments: %s", strings.Join(rest[max:], " "))), false
+	}
+	return rest, exitOK, true
+}
+
+func (c *cli) printUsage(w io.Writer) {
+	fmt.Fprintf(w, "usage: sessfs %s %s\n\n%s\n\nflags:\n%s", c.name, c.synopsis, c.about, c.fs.FlagUsages())
+}
+
+// usageError reports a command line that cannot run as typed, in one line
+// that says where to find the usage, and returns exit code 2.
+func (c *cli) usageError(msg string) int {
+	fmt.Fprintf(os.Stderr, "sessfs %s: %s (usage: sessfs %s %s)\n", c.name, msg, c.name, c.synopsis)
+	return exitUsage
+}
+
+// fail reports an error of the command in one line and returns exit code 1.
+func (c *cli) fail(err error) int {
+	c.warn(err)
+	return exitFail
+}
+
+// warn reports an error without ending the command, for commands that go
+// on with their other arguments.
+func (c *cli) warn(err error) {
+	fmt.Fprintf(os.Stderr, "sessfs %s: %s\n", c.name, errorMessage(err))
+}
+
+// open opens the store named by --store, or the default one.
+func (c *cli) open() (*backing.Store, error) {
+	root := c.store
+	if root == "" {
+		var err error
+		if root, err = backing.DefaultRoot(); err != nil {
+			return nil, err
+		}
+	}
+	return backing.Open(root, backing.Options{})
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+func runAppend(args []string) int {
+	c := newCLI("append", "[--branch B] [--role R] SESSION (TEXT | -)",
+		`Adds messages to a session, all or none.
+
+TEXT is one message {"role": R, "content": TEXT}. With -, standard input is
+read to its end: if its first non-blank byte is '{' each non-blank line is
+one message (a JSON object with a string "role" and a "content"; other fields
+are kept), else all of it is one text message (one trailing newline
+stripped). A single invalid line rejects the whole input. Empty input
+appends nothing.`)
+	branch := c.fs.String("branch", "", "the branch to append to (default: the default branch)")
+	role := c.fs.String("role", "user", "the role of a text message")
+	rest, code, ok := c.parse(args, 2, 2)
+	if !ok {
+		return code
+	}
+	name, arg := rest[0], rest[1]
+
+	// Find the session and branch before reading stdin, so that a typo
+	// fails at once instead of after the user typed a message.
+	st, err := c.open()
+	if err != nil {
+		return c.fail(err)
+	}
+	s, err := st.Session(name)
+	if err != nil {
+		return c.fail(err)
+	}
+	if _, err := s.Branch(*branch); err != nil {
+		return c.fail(err)
+	}
+
+	text := arg
+	var msgs [][]byte
+	var lineNo []int // lineNo[i] is the input line of msgs[i], in JSON mode
+	if arg == "-" {
+		data, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return c.fail(fmt.Errorf("read standard input: %w", err))
+		}
+		if len(data) == 0 {
+			return exitOK
+		}
+		if isJSONLines(data) {
+			if c.fs.Changed("role") {
+				return c.usageError("--role applies to text; JSON lines carry their own roles")
+			}
+			msgs, lineNo = splitJSONLines(data)
+		} else {
+			text = strings.TrimSuffix(string(data), "\n")
+		}
+	}
+	if lineNo == nil {
+		msg, err := backing.TextMessage(*role, text)
+		if err != nil {
+			return c.fail(err)
+		}
+		msgs = [][]byte{msg}
+	}
+
+	// One Append for everything: backing stores all of it or nothing.
+	err = s.Append(*branch, msgs)
+	var me *backing.MessageError
+	switch {
+	case errors.As(err, &me) && lineNo != nil:
+		return c.fail(fmt.Errorf("line %d: %w", lineNo[me.N], me.Err))
+	case errors.As(err, &me):
+		return c.fail(me.Err) // one text message: "message 1" says nothing
+	case err != nil:
+		return c.fail(err)
+	}
+	return exitOK
+}
+
+// isJSONLines reports whether input is in JSON mode: its first non-blank
+// byte is '{' (the same rule as the mount's append file).
+func isJSONLines(data []byte) bool {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '{'
+}
+
+// splitJSONLines returns the non-blank lines of data and, for each, its
+// 1-based line number in data, so an error can point at the line the user
+// wrote.
+func splitJSONLines(data []byte) (msgs [][]byte, lineNo []int) {
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		msgs = append(msgs, line)
+		lineNo = append(lineNo, i+1)
+	}
+	return msgs, lineNo
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+func runRm(args []string) int {
+	c := newCLI("rm", "SESSION...",
+		"Moves sessions to the trash. Nothing is deleted: 'sessfs restore' brings a\nsession back, 'sessfs trash' lists the trash and 'sessfs sweep --purge-after'\nempties it.")
+	rest, code, ok := c.parse(args, 1, -1)
+	if !ok {
+		return code
+	}
+	st, err := c.open()
+	if err != nil {
+		return c.fail(err)
+	}
+	// The restore hint must reach the same store the user named.
+	storeFlag := ""
+	if c.fs.Changed("store") {
+		storeFlag = " --store " + shellQuote(c.store)
+	}
+	code = exitOK
+	for _, name := range rest {
+		// The id is what identifies the session in the trash, where
+		// several sessions may have had the same name.
+		s, err := st.Session(name)
+		if err == nil {
+			err = st.Trash(name)
+		}
+		if err != nil {
+			c.warn(err)
+			code = exitFail
+			continue
+		}
+		fmt.Printf("moved %q to the trash (%s); restore it with: sessfs restore%s %s\n",
+			name, filepath.Join(st.Root(), "trash", s.ID()), storeFlag, s.ID())
+	}
+	return code
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+
+	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/render"
+)
+
+// showChunk is how many messages show reads at a time: enough to amortise
+// the reads, few enough that a huge session streams in bounded memory.
+const showChunk = 1000
+
+func runShow(args []string) int {
+	c := newCLI("show", "[--branch B] [--format md|jsonl] [--turn N] SESSION",
+		`Writes a branch of SESSION (default: its default branch), ancestry resolved,
+to standard output: as Markdown, like transcript.md, or as JSON lines, like
+messages.jsonl. With --turn, only turn N (1-based).`)
+	branch := c.fs.String("branch", "", "the branch to show (default: the default branch)")
+	format := c.fs.String("format", "md", "md (Markdown) or jsonl (one message a line)")
+	turn := c.fs.Int("turn", 0, "show only turn `N` (1-based)")
+	rest, code, ok := c.parse(args, 1, 1)
+	if !ok {
+		return code
+	}
+	var renderFn func(render.Message) []byte
+	switch *format {
+	case "md", "markdown":
+		renderFn = render.Markdown
+	case "jsonl":
+		renderFn = render.JSONL
+	default:
+		return c.usageError(fmt.Sprintf("--format %q: want md or jsonl", *format))
+	}
+	if c.fs.Changed("turn") && *turn < 1 {
+		return c.usageError(fmt.Sprintf("--turn %d: turns count from 1", *turn))
+	}
+
+	st, err := c.open()
+	if err != nil {
+		return c.fail(err)
+	}
+	s, err := st.Session(rest[0])
+	if err != nil {
+		return c.fail(err)
+	}
+	v, err := s.View(*branch)
+	if err != nil {
+		return c.fail(err)
+	}
+	from, to := 0, v.Len()
+	if c.fs.Changed("turn") {
+		if from, to, err = v.TurnRange(*turn); err != nil {
+			return c.fail(err)
+		}
+	}
+	if err := writeMessages(bufio.NewWriterSize(os.Stdout, 64<<10), v, from, to, renderFn); err != nil {
+		return c.fail(err)
+	}
+	return exitOK
+}
+
+// writeMessages renders messages [from, to) of v to w, showChunk at a time.
+func writeMessages(w *bufio.Writer, v *backing.View, from, to int, renderFn func(render.Message) []byte) error {
+	for i := from; i < to; i += showChunk {
+		msgs, err := v.Read(i, min(i+showChunk, to))
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			rm := render.Message{Raw: m.Raw}
+			if m.TurnStart {
+				rm.Turn = m.Turn
+			}
+			if _, err := w.Write(renderFn(rm)); err != nil {
+				return err
+			}
+		}
+	}
+	return w.Flush()
+}

@@ -1,0 +1,17 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+func runVersion(args []string) int {
+	c := newCLI("version", "", "Prints the version of sessfs, the store format it reads and writes, and\nthe Go version it was built with.")
+	if _, code, ok := c.parse(args, 0, 0); !ok {
+		return code
+	}
+	fmt.Printf("sessfs %s (store format %d, %s %s/%s)\n", version, backing.FormatVersion, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return exitOK
+}

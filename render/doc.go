@@ -1,0 +1,26 @@
+// Package render turns stored messages into the bytes of sessfs's generated
+// files: transcript.md (Markdown) and messages.jsonl (one stored line per
+// message).
+//
+// Everything here is a pure function of its arguments: no I/O, no FUSE, no
+// clock, no imports of other sessfs packages. The callers (fsnode and cmd)
+// fetch messages from the store and decide which turn each one starts.
+//
+// # The per-message contract
+//
+// A rendered file is the concatenation of one piece per message, in order:
+//
+//	file = Markdown(m0) + Markdown(m1) + … + Markdown(mn-1)
+//
+// Each piece depends only on its own Message (its stored JSON and the turn
+// number the caller passes in), never on its neighbours, and the same input
+// always gives the same bytes. Every Markdown piece ends with exactly one
+// blank line ("\n\n"), and any code fence a message opens is closed inside
+// that message, so a piece cannot change how the next one renders.
+//
+// This is what makes byte-range reads cheap: the filesystem caches each
+// piece's length, finds the messages a read(2) at some offset covers, and
+// renders only those. It is also what makes the files append-friendly: a new
+// message only adds bytes at the end, so earlier pages stay valid in the
+// kernel's cache and `tail -f` sees the file grow.
+package render

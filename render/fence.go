@@ -1,0 +1,195 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// fence wraps body in a fenced code block. The fence is one backtick longer
+// than the longest run of backticks in body (and at least three), so nothing
+// inside can close it early, whatever the body holds.
+func fence(info, body string) string {
+	n := max(3, longestRun(body, '`')+1)
+	ticks := strings.Repeat("`", n)
+	var b strings.Builder
+	b.WriteString(ticks)
+	b.WriteString(info)
+	b.WriteByte('\n')
+	b.WriteString(body)
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString(ticks)
+	return b.String()
+}
+
+// jsonFence shows a JSON value indented in a ```json block. Indenting keeps
+// the value's own bytes (key order, number spelling), so nothing is lost
+// but the HTML escapes that Go's encoder adds.
+func jsonFence(v []byte) string {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, v, "", "  "); err != nil {
+		return fence("", string(v))
+	}
+	return fence("json", string(unescapeHTML(buf.Bytes())))
+}
+
+// unescapeHTML turns the escapes \u003c, \u003e and \u0026 that Go's
+// encoding/json writes for <, > and & back into the characters, so code in
+// a tool's input reads as code ("a -> b", not "a -\u003e b"). Other escapes
+// are copied as they are, and an escaped backslash is skipped as a pair so
+// that "\\u003c" (a literal backslash then "u003c") is left alone.
+func unescapeHTML(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] == 'u' && i+6 <= len(b) {
+			switch strings.ToLower(string(b[i+2 : i+6])) {
+			case "003c":
+				out, i = append(out, '<'), i+5
+				continue
+			case "003e":
+				out, i = append(out, '>'), i+5
+				continue
+			case "0026":
+				out, i = append(out, '&'), i+5
+				continue
+			}
+		}
+		out, i = append(out, b[i], b[i+1]), i+1
+	}
+	return out
+}
+
+// longestRun returns the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
+}
+
+// inlineCode shows s as a code span on one line, with a delimiter longer than
+// any backtick run inside (CommonMark's rule), padded when s touches a
+// backtick so the delimiter stays separate.
+func inlineCode(s string) string {
+	s = oneLine(s)
+	ticks := strings.Repeat("`", longestRun(s, '`')+1)
+	// CommonMark strips one space from each side when both sides have one.
+	if s == "" || s[0] == '`' || s[len(s)-1] == '`' || (s[0] == ' ' && s[len(s)-1] == ' ') {
+		s = " " + s + " "
+	}
+	return ticks + s + ticks
+}
+
+// oneLine replaces line breaks and other control characters with spaces, so
+// a value from the message cannot end a label line early.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// escapeInline makes s safe as plain text on a label line: one line, and the
+// characters that start emphasis, links, HTML or code backslash-escaped.
+func escapeInline(s string) string {
+	var b strings.Builder
+	for _, r := range oneLine(s) {
+		if strings.ContainsRune("\\`*_[]<>&#!|~", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// plainOrCode shows simple tokens (a media type, a size) as they are and
+// anything else as a code span, so odd values cannot break the line.
+func plainOrCode(s string) string {
+	if s == "" {
+		return inlineCode(s)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			strings.IndexByte("./+-;=", c) >= 0
+		if !ok {
+			return inlineCode(s)
+		}
+	}
+	return s
+}
+
+// markdownText prepares Markdown written by a user or a model for a piece:
+// leading blank lines and trailing white space go (the piece adds its own
+// spacing), and a code fence left open is closed, because an open fence
+// would swallow every message after it. It returns "" for blank text.
+//
+// Other constructs that run past a blank line (an unclosed HTML comment or
+// <pre>) are left alone: closing them right needs a full CommonMark block
+// parser, and they are rare in transcripts, unlike a reply cut off inside a
+// code block.
+func markdownText(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	if s == "" {
+		return ""
+	}
+	// Drop whole blank lines at the start but keep the first line's indent,
+	// which may make it an indented code block.
+	if i := strings.LastIndexAny(s[:len(s)-len(strings.TrimLeft(s, " \t\r\n"))], "\r\n"); i >= 0 {
+		s = s[i+1:]
+	}
+	if closer := openFence(s); closer != "" {
+		s += "\n" + closer
+	}
+	return s
+}
+
+// openFence reports the fence that closes a fenced code block left open at
+// the end of s, or "" when every fence is closed. It follows CommonMark: a
+// fence is three or more backticks or tildes indented at most three spaces;
+// it is closed by a line of at least as many of the same character.
+func openFence(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	var char byte // the open fence's character; 0 when none is open
+	var length int
+	for line := range strings.SplitSeq(s, "\n") {
+		t := strings.TrimLeft(line, " ")
+		if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+			continue
+		}
+		c := t[0]
+		n := len(t) - len(strings.TrimLeft(t, string(c)))
+		if n < 3 {
+			continue
+		}
+		rest := t[n:]
+		if char == 0 {
+			// A backtick fence's info string may not hold backticks.
+			if c == '`' && strings.Contains(rest, "`") {
+				continue
+			}
+			char, length = c, n
+		} else if c == char && n >= length && strings.Trim(rest, " \t") == "" {
+			char = 0
+		}
+	}
+	if char == 0 {
+		return ""
+	}
+	return strings.Repeat(string(char), length)
+}

@@ -1,0 +1,70 @@
+package render
+
+import "testing"
+
+func TestFence(t *testing.T) {
+	tests := []struct{ info, body, want string }{
+		{"", "x", md("´´´\nx\n´´´")},
+		{"json", "{}\n", md("´´´json\n{}\n´´´")},
+		{"", "", md("´´´\n´´´")},
+		{"", md("a ´´´ b"), md("´´´´\na ´´´ b\n´´´´")},
+		{"", md("´´´´"), md("´´´´´\n´´´´\n´´´´´")},
+		{"", "~~~", md("´´´\n~~~\n´´´")},
+	}
+	for _, tt := range tests {
+		if got := fence(tt.info, tt.body); got != tt.want {
+			t.Errorf("fence(%q, %q) = %q, want %q", tt.info, tt.body, got, tt.want)
+		}
+	}
+}
+
+func TestInlineCode(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Bash", "`Bash`"},
+		{"a`b", "``a`b``"},
+		{"`x", "`` `x ``"},
+		{" x ", "`  x  `"},
+		{"a\nb", "`a b`"},
+	}
+	for _, tt := range tests {
+		if got := inlineCode(tt.in); got != tt.want {
+			t.Errorf("inlineCode(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestOpenFence(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"no fences", ""},
+		{md("´´´\nx\n´´´"), ""},
+		{md("´´´go\nx"), "```"},
+		{md("´´´´\n´´´\nx"), "````"},                // a shorter fence does not close
+		{md("´´´\n~~~\n"), "```"},                   // nor a fence of the other kind
+		{md("~~~~\nx\n~~~~~ \n"), ""},               // a longer one does
+		{md("    ´´´\nx"), ""},                      // indented code, not a fence
+		{md("´´´ a´b\n"), ""},                       // backticks in the info: not a fence
+		{md("´´´\r\nx\r\n´´´\r\n´´´´\r\n"), "````"}, // CRLF lines
+		{md("´´\nx"), ""},
+	}
+	for _, tt := range tests {
+		if got := openFence(tt.in); got != tt.want {
+			t.Errorf("openFence(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestUnescapeHTML(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`"a -\u003e b"`, `"a -> b"`},
+		{`"\u003C\u0026\u003e"`, `"<&>"`},
+		{`"\\u003c"`, `"\\u003c"`}, // an escaped backslash, then text
+		{`"\u00e9 \n \""`, `"\u00e9 \n \""`},
+		{`"\u003`, `"\u003`},
+		{`\`, `\`},
+	}
+	for _, tt := range tests {
+		if got := string(unescapeHTML([]byte(tt.in))); got != tt.want {
+			t.Errorf("unescapeHTML(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}

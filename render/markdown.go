@@ -1,0 +1,87 @@
+package render
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Markdown returns the transcript.md piece for one message: a "## Turn N"
+// heading when m starts turn N, a label line naming the role and time, then
+// the content. The piece always ends with exactly one blank line, so pieces
+// concatenate into a well-formed document (see the package doc).
+func Markdown(m Message) []byte {
+	var b strings.Builder
+	if m.Turn > 0 {
+		b.Write(heading(m.Turn))
+	}
+	if o, ok := parseObject(m.Raw); ok {
+		b.WriteString(label(o))
+		b.WriteString("\n\n")
+		b.WriteString(body(o))
+	} else {
+		// The store validates what it writes, but a damaged or foreign line
+		// must still show up readably rather than vanish or break the file.
+		b.WriteString("**unreadable message**\n\n")
+		b.WriteString(fence("", string(m.Raw)))
+	}
+	return finish(b.String())
+}
+
+// heading is the line that opens turn n, followed by a blank line.
+func heading(turn int) []byte {
+	return []byte("## Turn " + strconv.Itoa(turn) + "\n\n")
+}
+
+// finish ends a piece with exactly one blank line and makes it valid UTF-8:
+// JSON shown verbatim may carry invalid bytes, which readers of a .md file
+// should never meet.
+func finish(s string) []byte {
+	s = strings.TrimRight(s, " \t\r\n") + "\n\n"
+	return bytes.ToValidUTF8([]byte(s), []byte("\uFFFD"))
+}
+
+// label is the line that says who wrote the message and when, e.g.
+// "**user** · 2026-11-22 11:25:03 UTC".
+func label(o object) string {
+	l := "**" + roleName(o) + "**"
+	if ts, ok := o.str("ts"); ok && ts != "" {
+		l += " · " + formatTS(ts)
+	}
+	return l
+}
+
+// roleName names the role for a reader. System and developer messages are
+// instructions rather than conversation, so they say so; a user message that
+// only carries tool results (how Claude Code stores them) is named for what
+// it holds.
+func roleName(o object) string {
+	role, _ := o.str("role")
+	switch role {
+	case "system":
+		return "system prompt"
+	case "developer":
+		return "developer"
+	case "tool":
+		return "tool result"
+	case "user":
+		if onlyResults(o["content"]) {
+			return "tool result"
+		}
+		return "user"
+	case "":
+		return "message"
+	}
+	return escapeInline(role)
+}
+
+// formatTS shortens an RFC 3339 time to whole seconds in UTC; a time that
+// does not parse is shown as stored rather than dropped.
+func formatTS(ts string) string {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return escapeInline(ts)
+	}
+	return t.UTC().Format("2006-01-02 15:04:05") + " UTC"
+}

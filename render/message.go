@@ -1,0 +1,86 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Message is what render needs of one stored message.
+type Message struct {
+	Raw  []byte // the stored JSON object, one line, no trailing newline
+	Turn int    // n > 0 when this message starts turn n; 0 when it continues a turn
+}
+
+// object is a JSON object whose values are kept raw: fields are decoded only
+// when needed, and values such as a tool's input can be shown byte for byte.
+type object map[string]json.RawMessage
+
+// parseObject decodes raw as a JSON object. It reports false for anything
+// else, including valid JSON that is not an object (null, arrays, numbers).
+func parseObject(raw []byte) (object, bool) {
+	if kind(raw) != '{' {
+		return nil, false
+	}
+	var o object
+	if err := json.Unmarshal(raw, &o); err != nil || o == nil {
+		return nil, false
+	}
+	return o, true
+}
+
+// kind returns the first byte of a JSON value ('{', '[', '"', 'n', 't', 'f',
+// a digit or '-'), or 0 for an empty value. It is how we tell a string from
+// an array or null before decoding (json.Unmarshal of null into a string
+// succeeds silently, which would hide the difference).
+func kind(v []byte) byte {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	if len(v) == 0 {
+		return 0
+	}
+	return v[0]
+}
+
+// str returns the field key when it is a JSON string.
+func (o object) str(key string) (string, bool) {
+	return asString(o[key])
+}
+
+// asString decodes v when it is a JSON string.
+func asString(v json.RawMessage) (string, bool) {
+	if kind(v) != '"' {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// asArray decodes v when it is a JSON array, keeping its elements raw.
+func asArray(v json.RawMessage) ([]json.RawMessage, bool) {
+	if kind(v) != '[' {
+		return nil, false
+	}
+	var a []json.RawMessage
+	if err := json.Unmarshal(v, &a); err != nil {
+		return nil, false
+	}
+	return a, true
+}
+
+// isTrue reports whether the field key is the JSON literal true.
+func (o object) isTrue(key string) bool {
+	return string(bytes.TrimSpace(o[key])) == "true"
+}
+
+// blockType returns the "type" of a content block, or "" when v is not an
+// object with a string type.
+func blockType(v json.RawMessage) string {
+	b, ok := parseObject(v)
+	if !ok {
+		return ""
+	}
+	t, _ := b.str("type")
+	return t
+}
