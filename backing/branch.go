@@ -37,14 +37,16 @@ func (s *Session) logFile(id string) string    { return s.path("logs", id+".json
 
 // branchCache holds the branch list until the branches folder changes:
 // every branch change renames or creates a file there, which moves the
-// folder's mtime. Filesystems keep coarse times, so a list read within a
-// second of the folder's mtime is not trusted (the "racy git" rule).
+// folder's mtime. The kernel stamps mtimes from a coarse clock (one tick,
+// at most 10 ms), so a list read within racyWindow of the folder's mtime is
+// not trusted: a change in the same tick would not move it (the "racy git"
+// rule). This process's own changes drop the cache outright.
 type branchCache struct {
 	mtime, read time.Time
 	list        []Branch
 }
 
-const racyWindow = time.Second
+const racyWindow = 100 * time.Millisecond
 
 func (s *Session) dropBranchCache() {
 	s.mu.Lock()

@@ -45,6 +45,17 @@ func tornTail(f *os.File) (size int64, torn []byte, err error) {
 		return 0, nil, err
 	}
 	size = fi.Size()
+	if size == 0 {
+		return 0, nil, nil
+	}
+	// The common case, a log ending in a newline, costs a one-byte read.
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, size-1); err != nil {
+		return size, nil, err
+	}
+	if last[0] == '\n' {
+		return size, nil, nil
+	}
 	const step = 64 << 10
 	end := size
 	for end > 0 {
