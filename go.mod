@@ -8,3 +8,5 @@ require (
 	github.com/spf13/pflag v1.1.0
 	golang.org/x/sys v0.47.0
 )
+
+require github.com/hanwen/go-fuse/v2 v2.12.1

@@ -135,7 +135,8 @@ func (s *Session) Branch(name string) (Branch, error) {
 	return Branch{}, fmt.Errorf("branch %q: %w", name, ErrNotFound)
 }
 
-func (s *Session) branchByID(id string) (Branch, error) {
+// BranchByID finds a branch by its id.
+func (s *Session) BranchByID(id string) (Branch, error) {
 	list, err := s.Branches()
 	if err != nil {
 		return Branch{}, err

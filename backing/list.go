@@ -17,8 +17,16 @@ type SessionInfo struct {
 
 // Names lists the names of active sessions, sorted, reading nothing but
 // the names folder: what a directory listing of the mount needs.
-func (st *Store) Names() ([]string, error) {
-	ents, err := os.ReadDir(st.path("names"))
+func (st *Store) Names() ([]string, error) { return st.readNames("names") }
+
+// ArchivedNames lists the names of archived sessions, sorted.
+func (st *Store) ArchivedNames() ([]string, error) { return st.readNames("archive") }
+
+// TrashedIDs lists the ids of the sessions in the trash.
+func (st *Store) TrashedIDs() ([]string, error) { return st.readNames("trash") }
+
+func (st *Store) readNames(dir string) ([]string, error) {
+	ents, err := os.ReadDir(st.path(dir))
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,15 @@ func (st *Store) lookupName(name string) (id, dir string, err error) {
 	return "", "", fmt.Errorf("session %q: %w", name, ErrNotFound)
 }
 
+// Lookup opens an active or archived session by name and says which.
+func (st *Store) Lookup(name string) (*Session, string, error) {
+	id, dir, err := st.lookupName(name)
+	if err != nil {
+		return nil, "", err
+	}
+	return st.handle(id), stateOf(dir), nil
+}
+
 // Session opens an active or archived session by name.
 func (st *Store) Session(name string) (*Session, error) {
 	id, _, err := st.lookupName(name)

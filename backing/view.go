@@ -40,6 +40,19 @@ func (s *Session) logIndex(branchID string) *logIndex {
 	return x
 }
 
+// ViewID resolves a branch by id ("" is the default branch); a handle that
+// follows a branch by id keeps working when the branch is renamed.
+func (s *Session) ViewID(id string) (*View, error) {
+	if id == "" {
+		return s.View("")
+	}
+	b, err := s.BranchByID(id)
+	if err != nil {
+		return nil, err
+	}
+	return s.view(b)
+}
+
 // View resolves a branch by name ("" is the default branch).
 func (s *Session) View(branch string) (*View, error) {
 	b, err := s.Branch(branch)
@@ -58,7 +71,7 @@ func (s *Session) view(b Branch) (*View, error) {
 	chain := []link{{b.ID, -1}}
 	seen := map[string]bool{b.ID: true}
 	for cur := b; !cur.IsDefault(); {
-		p, err := s.branchByID(cur.Parent)
+		p, err := s.BranchByID(cur.Parent)
 		if err != nil {
 			return nil, fmt.Errorf("branch %q: parent: %w", cur.Name, err)
 		}
@@ -102,6 +115,17 @@ func (v *View) Branch() Branch { return v.branch }
 
 // Len is the number of messages.
 func (v *View) Len() int { return v.n }
+
+// RawLen is the length of message i's stored line, without its newline,
+// known from the index without reading the log.
+func (v *View) RawLen(i int) int {
+	for _, sg := range v.segs {
+		if i < sg.first+len(sg.refs) {
+			return int(sg.refs[i-sg.first].n)
+		}
+	}
+	panic(fmt.Sprintf("backing: RawLen(%d) of a view of %d messages", i, v.n))
+}
 
 // Inherited is how many messages come from the branch's ancestors: the
 // fork point, counted in messages of the parent branch.

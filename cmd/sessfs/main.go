@@ -35,6 +35,8 @@ type command struct {
 // Go would reject as an initialization cycle. To add a command, add a line.
 func commands() []command {
 	return []command{
+		{"mount", "show the store as files at a mount point", runMount},
+		{"umount", "unmount a sessfs mount", runUmount},
 		{"new", "create a session and print its name", runNew},
 		{"ls", "list sessions", runLs},
 		{"append", "add messages to a session", runAppend},

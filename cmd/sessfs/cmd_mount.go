@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+
+	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/fsnode"
+)
+
+// daemonEnv marks the child of `mount --daemon`; its value is the number
+// of the file descriptor on which it reports that the mount is up.
+const daemonEnv = "SESSFS_DAEMON_READY_FD"
+
+func runMount(args []string) int {
+	c := newCLI("mount", "[-o ro,allow_other] [--debug] [--daemon] [--sync full|none] MOUNTPOINT",
+		"Mounts the store at MOUNTPOINT and serves it until unmounted (sessfs umount,\n"+
+			"fusermount3 -u, umount) or interrupted (Ctrl-C, SIGTERM), then exits 0.\n"+
+			"Only the mounting user sees the sessions unless -o allow_other is given.")
+	opts := c.fs.StringSliceP("options", "o", nil, "mount options, comma-separated: ro, allow_other")
+	debug := c.fs.Bool("debug", false, "log every FUSE request to stderr")
+	daemon := c.fs.Bool("daemon", false, "go to the background once the mount is up")
+	syncMode := c.fs.String("sync", "full", "when appends reach the disk: full (fsync before a write returns) or none")
+	rest, code, ok := c.parse(args, 1, 1)
+	if !ok {
+		return code
+	}
+	fo := fsnode.Options{Debug: *debug}
+	for _, o := range *opts {
+		switch strings.TrimSpace(o) {
+		case "ro":
+			fo.ReadOnly = true
+		case "rw", "":
+		case "allow_other":
+			fo.AllowOther = true
+		default:
+			return c.usageError(fmt.Sprintf("unknown mount option %q (known: ro, allow_other)", o))
+		}
+	}
+	bo := backing.Options{}
+	switch *syncMode {
+	case "full":
+	case "none":
+		bo.Sync = backing.SyncNone
+	default:
+		return c.usageError(fmt.Sprintf("--sync %q: want full or none", *syncMode))
+	}
+	mnt, err := filepath.Abs(rest[0])
+	if err != nil {
+		return c.fail(err)
+	}
+	if *daemon {
+		return c.daemonize(args)
+	}
+	root, err := c.storeRoot()
+	if err != nil {
+		return c.fail(err)
+	}
+	if err := checkMountpoint(mnt, root); err != nil {
+		return c.fail(err)
+	}
+	st, err := backing.Open(root, bo)
+	if err != nil {
+		return c.fail(err)
+	}
+	server, err := fs.Mount(mnt, fsnode.New(st, fo), fsnode.MountOptions(st, fo))
+	if err != nil {
+		return c.fail(fmt.Errorf("mount %s: %w", mnt, err))
+	}
+	// Unmount cleanly on Ctrl-C and SIGTERM; Wait returns once unmounted,
+	// whoever unmounts.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		for range sigs {
+			if err := server.Unmount(); err != nil {
+				c.warn(fmt.Errorf("unmount %s: %w (close what uses it, or: sessfs umount %s)", mnt, err, mnt))
+			}
+		}
+	}()
+	reportReady(mnt)
+	server.Wait()
+	return exitOK
+}
+
+// storeRoot is the absolute store path the command works on.
+func (c *cli) storeRoot() (string, error) {
+	root := c.store
+	if root == "" {
+		var err error
+		if root, err = backing.DefaultRoot(); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Abs(root)
+}
+
+// checkMountpoint refuses a mount point inside or over the store (the
+// mount would hide or recurse into its own data) and clears a dead mount
+// left by a daemon that was killed.
+func checkMountpoint(mnt, root string) error {
+	if within(mnt, root) || within(root, mnt) {
+		return fmt.Errorf("mount point %s is inside or over the store %s: choose a folder outside it", mnt, root)
+	}
+	_, err := os.Stat(mnt)
+	if errors.Is(err, syscall.ENOTCONN) {
+		fmt.Fprintf(os.Stderr, "sessfs mount: %s is a dead mount (its daemon is gone); unmounting it first\n", mnt)
+		if err := unmount(mnt, true); err != nil {
+			return fmt.Errorf("clear the dead mount at %s: %w", mnt, err)
+		}
+		_, err = os.Stat(mnt)
+	}
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// daemonize starts this command again in the background and returns once
+// it reports the mount up, or its error.
+func (c *cli) daemonize(args []string) int {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return c.fail(err)
+	}
+	var childArgs []string
+	for _, a := range args {
+		if a != "--daemon" {
+			childArgs = append(childArgs, a)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return c.fail(err)
+	}
+	cmd := exec.Command(self, append([]string{"mount"}, childArgs...)...)
+	cmd.Env = append(os.Environ(), daemonEnv+"=3")
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// The child's errors before the mount is up go to our stderr; after,
+	// nowhere: a daemon has no terminal.
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return c.fail(err)
+	}
+	w.Close()
+	line, _ := bufio.NewReader(r).ReadString('\n')
+	if strings.TrimSpace(line) != "ready" {
+		cmd.Wait()
+		return exitFail
+	}
+	fmt.Printf("sessfs: mounted (pid %d); unmount with: sessfs umount %s\n", cmd.Process.Pid, c.fs.Arg(0))
+	return exitOK
+}
+
+// reportReady tells the parent of a daemon that the mount is up and lets
+// go of the terminal.
+func reportReady(mnt string) {
+	fd := os.Getenv(daemonEnv)
+	if fd == "" {
+		return
+	}
+	f := os.NewFile(3, "ready")
+	fmt.Fprintln(f, "ready")
+	f.Close()
+	if devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0); err == nil {
+		syscall.Dup2(int(devnull.Fd()), 0)
+		syscall.Dup2(int(devnull.Fd()), 1)
+		syscall.Dup2(int(devnull.Fd()), 2)
+	}
+}
+
+func runUmount(args []string) int {
+	c := newCLI("umount", "[--lazy] MOUNTPOINT",
+		"Unmounts a sessfs mount; its `sessfs mount` process then exits 0.")
+	lazy := c.fs.Bool("lazy", false, "detach now, finish when the last user lets go")
+	rest, code, ok := c.parse(args, 1, 1)
+	if !ok {
+		return code
+	}
+	if err := unmount(rest[0], *lazy); err != nil {
+		return c.fail(err)
+	}
+	return exitOK
+}
+
+// unmount tries umount(2) (root), then fusermount3 and fusermount.
+func unmount(mnt string, lazy bool) error {
+	flags := 0
+	if lazy {
+		flags = syscall.MNT_DETACH
+	}
+	err := syscall.Unmount(mnt, flags)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, syscall.EBUSY) {
+		return fmt.Errorf("%s is busy: close the files and shells that use it, or use --lazy", mnt)
+	}
+	for _, prog := range []string{"fusermount3", "fusermount"} {
+		if _, lerr := exec.LookPath(prog); lerr != nil {
+			continue
+		}
+		a := []string{"-u"}
+		if lazy {
+			a = append(a, "-z")
+		}
+		out, ferr := exec.Command(prog, append(a, mnt)...).CombinedOutput()
+		if ferr == nil {
+			return nil
+		}
+		return fmt.Errorf("%s: %s", prog, strings.TrimSpace(string(out)))
+	}
+	return fmt.Errorf("unmount %s: %w", mnt, err)
+}

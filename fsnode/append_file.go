@@ -1,0 +1,52 @@
+package fsnode
+
+import (
+	"context"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// appendFile is a branch's `append`: writing to it adds messages (see
+// appendHandle for the rules). It reads as empty and ignores offsets.
+type appendFile struct {
+	fs.Inode
+	fsys *FS
+	ref  branchRef
+}
+
+var (
+	_ = (fs.NodeGetattrer)((*appendFile)(nil))
+	_ = (fs.NodeOpener)((*appendFile)(nil))
+	_ = (fs.NodeSetattrer)((*appendFile)(nil))
+)
+
+func (n *appendFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	v, err := n.ref.view()
+	if err != nil {
+		return toErrno(err)
+	}
+	n.fsys.attr(&out.Attr, syscall.S_IFREG|0o200, 0, v.ModTime())
+	return 0
+}
+
+// Open gives each open its own handle, so each writer's partial lines and
+// text stay its own. Direct I/O: the kernel passes every write through
+// (no page cache, no offsets), and reads return nothing.
+func (n *appendFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if errno := n.fsys.writable(); errno != 0 && isWrite(flags) {
+		return nil, 0, errno
+	}
+	h := &appendHandle{fsys: n.fsys, ref: n.ref, max: n.fsys.st.Options().MaxMessage}
+	return h, fuse.FOPEN_DIRECT_IO, 0
+}
+
+// Setattr accepts truncation to zero (`echo x > append` opens with O_TRUNC)
+// and nothing else.
+func (n *appendFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if sz, ok := in.GetSize(); !ok || sz != 0 || in.Valid&^(fuse.FATTR_SIZE|fuse.FATTR_FH|fuse.FATTR_LOCKOWNER) != 0 {
+		return syscall.EPERM
+	}
+	return n.Getattr(ctx, fh, out)
+}

@@ -1,0 +1,51 @@
+package fsnode
+
+import (
+	"context"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// branchDir is MOUNT/<session>/branches/<name>/: the branch's files and
+// info.json.
+type branchDir struct {
+	fs.Inode
+	refusing
+	fsys *FS
+	ref  branchRef
+}
+
+var (
+	_ = (fs.NodeLookuper)((*branchDir)(nil))
+	_ = (fs.NodeReaddirer)((*branchDir)(nil))
+	_ = (fs.NodeGetattrer)((*branchDir)(nil))
+)
+
+func (n *branchDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	v, err := n.ref.view()
+	if err != nil {
+		return toErrno(err)
+	}
+	n.fsys.attr(&out.Attr, dirMode, 0, v.ModTime())
+	return 0
+}
+
+func (n *branchDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	return entries(append([]string{"info.json"}, branchFileNames...), append([]uint32{fileMode}, branchFileModes...)), 0
+}
+
+func (n *branchDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	ids := []string{n.ref.s.ID(), n.ref.id}
+	var in *fs.Inode
+	if name == "info.json" {
+		in = child(ctx, &n.Inode, &infoFile{fsys: n.fsys, ref: n.ref}, fileMode, ino(kindInfo, ids...))
+	} else {
+		in = branchFile(ctx, &n.Inode, n.fsys, n.ref, name, ids...)
+	}
+	if in == nil {
+		return nil, syscall.ENOENT
+	}
+	return in, lookupAttr(ctx, in, out)
+}

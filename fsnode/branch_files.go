@@ -1,0 +1,29 @@
+package fsnode
+
+import (
+	"context"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+)
+
+// The files every branch shows, at a session's top level (for its default
+// branch) and in branches/<name>/.
+var branchFileNames = []string{"transcript.md", "messages.jsonl", "append", "turns"}
+var branchFileModes = []uint32{fileMode, fileMode, fileMode, syscall.S_IFDIR}
+
+// branchFile makes the node for one of branchFileNames; ids are the path's
+// immutable ids (session id, and branch id below branches/).
+func branchFile(ctx context.Context, parent *fs.Inode, fsys *FS, ref branchRef, name string, ids ...string) *fs.Inode {
+	switch name {
+	case "transcript.md":
+		return child(ctx, parent, &renderedFile{fsys: fsys, ref: ref, format: formatMarkdown}, fileMode, ino(kindTranscript, ids...))
+	case "messages.jsonl":
+		return child(ctx, parent, &renderedFile{fsys: fsys, ref: ref, format: formatJSONL}, fileMode, ino(kindMessages, ids...))
+	case "append":
+		return child(ctx, parent, &appendFile{fsys: fsys, ref: ref}, fileMode, ino(kindAppend, ids...))
+	case "turns":
+		return child(ctx, parent, &turnsDir{fsys: fsys, ref: ref, ids: ids}, syscall.S_IFDIR, ino(kindTurns, ids...))
+	}
+	return nil
+}

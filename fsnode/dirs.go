@@ -1,0 +1,65 @@
+package fsnode
+
+import (
+	"context"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// Helpers shared by the directory nodes.
+
+// entries lists fixed names as a directory stream.
+func entries(names []string, modes []uint32) fs.DirStream {
+	out := make([]fuse.DirEntry, len(names))
+	for i, n := range names {
+		out[i] = fuse.DirEntry{Name: n, Mode: modes[i]}
+	}
+	return fs.NewListDirStream(out)
+}
+
+// child returns the inode for a node at a stable number, reusing the live
+// one when the kernel already knows it.
+func child(ctx context.Context, parent *fs.Inode, node fs.InodeEmbedder, mode uint32, ino uint64) *fs.Inode {
+	return parent.NewInode(ctx, node, fs.StableAttr{Mode: mode, Ino: ino})
+}
+
+// lookupAttr fills an entry's attributes by asking the node itself, so
+// lookup and stat always agree.
+func lookupAttr(ctx context.Context, in *fs.Inode, out *fuse.EntryOut) syscall.Errno {
+	g, ok := in.Operations().(fs.NodeGetattrer)
+	if !ok {
+		return 0
+	}
+	var a fuse.AttrOut
+	if errno := g.Getattr(ctx, nil, &a); errno != 0 {
+		return errno
+	}
+	out.Attr = a.Attr
+	out.SetAttrTimeout(a.Timeout())
+	return 0
+}
+
+const (
+	dirMode  = syscall.S_IFDIR | 0o755
+	fileMode = syscall.S_IFREG
+)
+
+// refusing implements the changes no generated directory entry allows:
+// links, symlinks, device nodes, and unlinking generated files.
+type refusing struct{}
+
+func (refusing) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EPERM
+}
+
+func (refusing) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EPERM
+}
+
+func (refusing) Mknod(ctx context.Context, name string, mode uint32, dev uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EPERM
+}
+
+func (refusing) Unlink(ctx context.Context, name string) syscall.Errno { return syscall.EPERM }

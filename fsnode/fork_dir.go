@@ -1,0 +1,69 @@
+package fsnode
+
+import (
+	"context"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// forkDir is turns/<n>/fork/: always empty. `mkdir fork/<x>` creates branch
+// x from this branch after turn n; the branch appears under branches/ only,
+// so every branch has one path.
+type forkDir struct {
+	fs.Inode
+	refusing
+	fsys *FS
+	ref  branchRef
+	turn int
+}
+
+var (
+	_ = (fs.NodeLookuper)((*forkDir)(nil))
+	_ = (fs.NodeReaddirer)((*forkDir)(nil))
+	_ = (fs.NodeGetattrer)((*forkDir)(nil))
+	_ = (fs.NodeMkdirer)((*forkDir)(nil))
+)
+
+func (n *forkDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	v, err := n.ref.view()
+	if err != nil {
+		return toErrno(err)
+	}
+	n.fsys.attr(&out.Attr, dirMode, 0, v.ModTime())
+	return 0
+}
+
+func (n *forkDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	return fs.NewListDirStream(nil), 0
+}
+
+func (n *forkDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.ENOENT
+}
+
+func (n *forkDir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if errno := n.fsys.writable(); errno != 0 {
+		return nil, errno
+	}
+	v, err := n.ref.view()
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	_, end, err := v.TurnRange(n.turn)
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	if _, err := n.ref.s.Fork(v.Branch().Name, end, name); err != nil {
+		return nil, toErrno(err)
+	}
+	// mkdir must answer with an inode; this one is not kept: a zero entry
+	// timeout and no child link make the next lookup say ENOENT.
+	in := n.NewInode(ctx, &forkDir{fsys: n.fsys, ref: n.ref, turn: n.turn}, fs.StableAttr{Mode: syscall.S_IFDIR})
+	n.fsys.attr(&out.Attr, dirMode, 0, time.Now())
+	out.SetEntryTimeout(0)
+	out.SetAttrTimeout(0)
+	return in, 0
+}

@@ -1,0 +1,124 @@
+package fsnode
+
+import (
+	"log"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// Options configure a mount.
+type Options struct {
+	ReadOnly   bool
+	AllowOther bool
+	Debug      bool
+	FsName     string // shown in /proc/mounts; the store path by default
+}
+
+// FS is what every node of one mount shares: the store, the options and the
+// caches of rendered sizes.
+type FS struct {
+	st   *backing.Store
+	opts Options
+	uid  uint32
+	gid  uint32
+
+	mu    sync.Mutex
+	sizes map[sizeKey]*sizeCache
+}
+
+// New makes the root of a mount of st.
+func New(st *backing.Store, opts Options) *Root {
+	f := &FS{st: st, opts: opts, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
+		sizes: map[sizeKey]*sizeCache{}}
+	return &Root{fsys: f}
+}
+
+// Timeouts: names and attributes of directories change rarely and only
+// through calls that notify the kernel, so they are cached for a second;
+// rendered files grow whenever anyone appends, through this mount or not,
+// so their attributes are never cached and every stat sees the true size.
+const (
+	entryTimeout = time.Second
+	attrTimeout  = time.Second
+)
+
+// MountOptions are the go-fuse options for a mount of the store.
+func MountOptions(st *backing.Store, opts Options) *fs.Options {
+	et, at, nt := entryTimeout, attrTimeout, time.Duration(0)
+	name := opts.FsName
+	if name == "" {
+		name = st.Root()
+	}
+	o := &fs.Options{
+		EntryTimeout:    &et,
+		AttrTimeout:     &at,
+		NegativeTimeout: &nt,
+		MountOptions: fuse.MountOptions{
+			FsName:        name,
+			Name:          "sessfs",
+			AllowOther:    opts.AllowOther,
+			Debug:         opts.Debug,
+			DisableXAttrs: true,
+			// Appends are acknowledged only once durable: never let the
+			// kernel buffer writes.
+			DirectMount:        os.Getuid() == 0,
+			MaxWrite:           1 << 20,
+			MaxReadAhead:       1 << 20,
+			DisableReadDirPlus: false,
+		},
+		UID:    uint32(os.Getuid()),
+		GID:    uint32(os.Getgid()),
+		Logger: log.New(os.Stderr, "sessfs: ", 0),
+	}
+	if opts.ReadOnly {
+		o.MountOptions.Options = append(o.MountOptions.Options, "ro")
+	}
+	return o
+}
+
+// attr fills the ownership and times common to every node.
+func (f *FS) attr(out *fuse.Attr, mode uint32, size int64, mtime time.Time) {
+	out.Mode = mode
+	out.Size = uint64(size)
+	out.Blocks = (uint64(size) + 511) / 512
+	out.Uid, out.Gid = f.uid, f.gid
+	out.Nlink = 1
+	if mode&syscall.S_IFDIR != 0 {
+		out.Nlink = 2
+	}
+	if mtime.IsZero() {
+		mtime = time.Unix(0, 0)
+	}
+	out.SetTimes(&mtime, &mtime, &mtime)
+}
+
+// writable refuses changes on a read-only mount.
+func (f *FS) writable() syscall.Errno {
+	if f.opts.ReadOnly {
+		return syscall.EROFS
+	}
+	return 0
+}
+
+// statfs reports the store's filesystem, with the name limit of sessfs.
+func (f *FS) statfs(out *fuse.StatfsOut) syscall.Errno {
+	var s syscall.Statfs_t
+	if err := syscall.Statfs(f.st.Root(), &s); err != nil {
+		return toErrno(err)
+	}
+	out.FromStatfsT(&s)
+	out.NameLen = backing.MaxNameLen
+	return 0
+}
+
+// isWrite reports whether open flags ask for writing.
+func isWrite(flags uint32) bool {
+	return flags&syscall.O_ACCMODE != syscall.O_RDONLY
+}

@@ -1,0 +1,44 @@
+package fsnode
+
+import (
+	"hash/fnv"
+	"strconv"
+)
+
+// Inode kinds: each path of the tree has a kind, and its inode number is a
+// hash of the kind and the immutable ids on its path, so st_ino is the same
+// across mounts and remounts and differs between paths.
+const (
+	kindSession = iota + 1
+	kindMeta
+	kindTranscript
+	kindMessages
+	kindAppend
+	kindBranches
+	kindBranch
+	kindInfo
+	kindTurns
+	kindTurn
+	kindTurnTranscript
+	kindTurnMessages
+	kindFork
+	kindArchive
+	kindTrash
+	kindScratch
+)
+
+// ino hashes a kind and ids into an inode number; 0 and 1 (the root) are
+// never returned.
+func ino(kind int, ids ...string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(strconv.Itoa(kind)))
+	for _, id := range ids {
+		h.Write([]byte{0})
+		h.Write([]byte(id))
+	}
+	n := h.Sum64()
+	if n < 2 {
+		n += 2
+	}
+	return n
+}

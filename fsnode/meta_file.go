@@ -1,0 +1,157 @@
+package fsnode
+
+import (
+	"context"
+	"sync"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// metaFile is a session's meta.json: the document, readable and editable.
+// Writes are buffered per open file and replace the document at close or
+// fsync, if it is a JSON object with the session's id (see metaHandle).
+type metaFile struct {
+	fs.Inode
+	fsys *FS
+	s    *backing.Session
+
+	mu      sync.Mutex
+	writers map[*metaHandle]uint32 // open for writing, by caller pid
+}
+
+var (
+	_ = (fs.NodeGetattrer)((*metaFile)(nil))
+	_ = (fs.NodeOpener)((*metaFile)(nil))
+	_ = (fs.NodeReader)((*metaFile)(nil))
+	_ = (fs.NodeSetattrer)((*metaFile)(nil))
+)
+
+func (n *metaFile) doc() ([]byte, error) {
+	m, err := n.s.Meta()
+	if err != nil {
+		return nil, err
+	}
+	return backing.EncodeMeta(m)
+}
+
+func (n *metaFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if h, ok := fh.(*metaHandle); ok {
+		return h.getattr(out)
+	}
+	doc, err := n.doc()
+	if err != nil {
+		return toErrno(err)
+	}
+	fi, err := n.s.MetaModTime()
+	if err != nil {
+		return toErrno(err)
+	}
+	n.fsys.attr(&out.Attr, syscall.S_IFREG|0o644, int64(len(doc)), fi.ModTime())
+	out.SetTimeout(0) // other processes edit it too
+	return 0
+}
+
+// Open snapshots the document, so a reader sees one version whole; a
+// writer starts from it, or from nothing with O_TRUNC.
+func (n *metaFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if isWrite(flags) {
+		if errno := n.fsys.writable(); errno != 0 {
+			return nil, 0, errno
+		}
+	}
+	doc, err := n.doc()
+	if err != nil {
+		return nil, 0, toErrno(err)
+	}
+	h := &metaHandle{node: n, buf: doc}
+	if flags&syscall.O_TRUNC != 0 {
+		h.buf, h.dirty = nil, true
+	}
+	if isWrite(flags) {
+		caller, _ := fuse.FromContext(ctx)
+		n.mu.Lock()
+		if n.writers == nil {
+			n.writers = map[*metaHandle]uint32{}
+		}
+		n.writers[h] = caller.Pid
+		n.mu.Unlock()
+	}
+	return h, fuse.FOPEN_DIRECT_IO, 0
+}
+
+// truncateOpen handles open(O_TRUNC): go-fuse does not negotiate atomic
+// O_TRUNC, so the kernel opens without the flag and then sends a size-0
+// Setattr that names no file. It belongs to the handle the same process
+// just opened for writing and has not written to yet.
+func (n *metaFile) truncateOpen(pid uint32) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	found := false
+	for h, p := range n.writers {
+		if p == pid && h.fresh() {
+			h.truncate(0)
+			found = true
+		}
+	}
+	return found
+}
+
+func (n *metaFile) released(h *metaHandle) {
+	n.mu.Lock()
+	delete(n.writers, h)
+	n.mu.Unlock()
+}
+
+func (n *metaFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if h, ok := fh.(*metaHandle); ok {
+		return h.Read(ctx, dest, off)
+	}
+	doc, err := n.doc()
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	return fuse.ReadResultData(slice(doc, off, len(dest))), 0
+}
+
+// Setattr takes a size change through an open file (O_TRUNC, ftruncate);
+// chmod, chown and utimes of the document are refused.
+func (n *metaFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if errno := n.fsys.writable(); errno != 0 {
+		return errno
+	}
+	sz, ok := in.GetSize()
+	h, isHandle := fh.(*metaHandle)
+	if !ok || in.Valid&^(fuse.FATTR_SIZE|fuse.FATTR_FH|fuse.FATTR_LOCKOWNER) != 0 {
+		return syscall.EPERM
+	}
+	if !isHandle {
+		caller, _ := fuse.FromContext(ctx)
+		if sz == 0 && n.truncateOpen(caller.Pid) {
+			return n.Getattr(ctx, nil, out)
+		}
+		// truncate(2) by path has no open file to buffer in; the only
+		// size it can set without breaking the document is its own.
+		doc, err := n.doc()
+		if err != nil {
+			return toErrno(err)
+		}
+		if sz != uint64(len(doc)) {
+			return syscall.EINVAL
+		}
+		return n.Getattr(ctx, nil, out)
+	}
+	h.truncate(int(sz))
+	return h.getattr(out)
+}
+
+// slice returns up to n bytes of b from off.
+func slice(b []byte, off int64, n int) []byte {
+	if off >= int64(len(b)) {
+		return nil
+	}
+	return b[off:min(int64(len(b)), off+int64(n))]
+}

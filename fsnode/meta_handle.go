@@ -1,0 +1,114 @@
+package fsnode
+
+import (
+	"context"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// metaHandle is one open of meta.json. Writes edit a private buffer; at
+// close or fsync the buffer, if changed, replaces the document through
+// Session.EditMeta, which refuses anything but a JSON object with the
+// session's id (EINVAL, and nothing changes).
+type metaHandle struct {
+	node *metaFile
+
+	mu      sync.Mutex
+	buf     []byte
+	dirty   bool
+	written bool // a write arrived: a later size-0 Setattr is not O_TRUNC's
+}
+
+var (
+	_ = (fs.FileReader)((*metaHandle)(nil))
+	_ = (fs.FileWriter)((*metaHandle)(nil))
+	_ = (fs.FileFlusher)((*metaHandle)(nil))
+	_ = (fs.FileFsyncer)((*metaHandle)(nil))
+	_ = (fs.FileReleaser)((*metaHandle)(nil))
+)
+
+// maxMeta bounds the buffer: meta.json is a small document.
+const maxMeta = 1 << 20
+
+func (h *metaHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return fuse.ReadResultData(append([]byte(nil), slice(h.buf, off, len(dest))...)), 0
+}
+
+func (h *metaHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	end := off + int64(len(data))
+	if end > maxMeta {
+		return 0, syscall.EFBIG
+	}
+	if end > int64(len(h.buf)) {
+		h.buf = append(h.buf, make([]byte, end-int64(len(h.buf)))...)
+	}
+	copy(h.buf[off:], data)
+	h.dirty, h.written = true, true
+	return uint32(len(data)), 0
+}
+
+func (h *metaHandle) fresh() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return !h.written
+}
+
+func (h *metaHandle) truncate(size int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if size > maxMeta {
+		size = maxMeta
+	}
+	if size <= len(h.buf) {
+		h.buf = h.buf[:size]
+	} else {
+		h.buf = append(h.buf, make([]byte, size-len(h.buf))...)
+	}
+	h.dirty = true
+}
+
+func (h *metaHandle) getattr(out *fuse.AttrOut) syscall.Errno {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var mtime time.Time
+	if fi, err := h.node.s.MetaModTime(); err == nil {
+		mtime = fi.ModTime()
+	}
+	h.node.fsys.attr(&out.Attr, syscall.S_IFREG|0o644, int64(len(h.buf)), mtime)
+	out.SetTimeout(0)
+	return 0
+}
+
+func (h *metaHandle) Flush(ctx context.Context) syscall.Errno {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.dirty {
+		return 0
+	}
+	h.dirty = false
+	if _, err := h.node.s.EditMeta(h.buf); err != nil {
+		return toErrno(err)
+	}
+	// Later reads through this handle show what was stored.
+	if doc, err := h.node.doc(); err == nil {
+		h.buf = doc
+	}
+	return 0
+}
+
+func (h *metaHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
+	return h.Flush(ctx)
+}
+
+func (h *metaHandle) Release(ctx context.Context) syscall.Errno {
+	h.node.released(h)
+	return 0
+}

@@ -1,0 +1,111 @@
+package fsnode
+
+import (
+	"context"
+	"sort"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// renderedFile is a read-only rendering of a branch, or of one turn of it:
+// transcript.md and messages.jsonl. Its size is exact, and a read renders
+// only the messages its byte range covers.
+type renderedFile struct {
+	fs.Inode
+	fsys   *FS
+	ref    branchRef
+	format format
+	turn   int // 0: the whole branch
+}
+
+var (
+	_ = (fs.NodeGetattrer)((*renderedFile)(nil))
+	_ = (fs.NodeOpener)((*renderedFile)(nil))
+	_ = (fs.NodeReader)((*renderedFile)(nil))
+	_ = (fs.NodeSetattrer)((*renderedFile)(nil))
+)
+
+// span is the file's content as of now: the view, the piece offsets, and
+// the messages [from, to) the file shows.
+type span struct {
+	v        *backing.View
+	off      []int64
+	from, to int
+}
+
+func (s span) size() int64 { return s.off[s.to] - s.off[s.from] }
+
+func (n *renderedFile) span() (span, error) {
+	v, err := n.ref.view()
+	if err != nil {
+		return span{}, err
+	}
+	sp := span{v: v, from: 0, to: v.Len()}
+	if n.turn > 0 {
+		if sp.from, sp.to, err = v.TurnRange(n.turn); err != nil {
+			return span{}, err
+		}
+	}
+	sp.off, err = n.fsys.offsets(n.ref, v, n.format)
+	return sp, err
+}
+
+func (n *renderedFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	sp, err := n.span()
+	if err != nil {
+		return toErrno(err)
+	}
+	n.fsys.attr(&out.Attr, syscall.S_IFREG|0o444, sp.size(), sp.v.ModTime())
+	out.SetTimeout(0) // grows on every append, whoever makes it
+	return 0
+}
+
+// Open refuses writing for everyone, root too: the mode bits alone would
+// not stop root.
+func (n *renderedFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if isWrite(flags) {
+		return nil, 0, syscall.EACCES
+	}
+	return nil, 0, 0
+}
+
+func (n *renderedFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	sp, err := n.span()
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	start := sp.off[sp.from] + off // absolute offset in the branch rendering
+	end := min(start+int64(len(dest)), sp.off[sp.to])
+	if start >= end {
+		return fuse.ReadResultData(nil), 0
+	}
+	// Messages [first, last) are the ones whose pieces overlap the range.
+	first := sort.Search(sp.to-sp.from, func(k int) bool { return sp.off[sp.from+k+1] > start }) + sp.from
+	last := sort.Search(sp.to-sp.from, func(k int) bool { return sp.off[sp.from+k] >= end }) + sp.from
+	msgs, err := sp.v.Read(first, last)
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	buf := dest[:0]
+	for _, m := range msgs {
+		piece := n.format.render(m)
+		lo := max(start, sp.off[m.Index]) - sp.off[m.Index]
+		hi := min(end, sp.off[m.Index+1]) - sp.off[m.Index]
+		// A repair (fsck) can change a message under the cache: never
+		// slice past the piece.
+		hi = min(hi, int64(len(piece)))
+		if lo < hi {
+			buf = append(buf, piece[lo:hi]...)
+		}
+	}
+	return fuse.ReadResultData(buf), 0
+}
+
+// Setattr refuses truncate, chmod, chown and utimes of a generated file.
+func (n *renderedFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	return syscall.EPERM
+}

@@ -1,0 +1,160 @@
+package fsnode
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// Root is MOUNT/: one folder a session, and the views archive/ and trash/,
+// whose names no session can take (backing.ReservedNames). mkdir creates a
+// session, mv renames one (or archives it, moved into archive/), rmdir
+// moves it to the trash.
+type Root struct {
+	fs.Inode
+	refusing
+	fsys *FS
+}
+
+var (
+	_ = (fs.NodeLookuper)((*Root)(nil))
+	_ = (fs.NodeReaddirer)((*Root)(nil))
+	_ = (fs.NodeGetattrer)((*Root)(nil))
+	_ = (fs.NodeMkdirer)((*Root)(nil))
+	_ = (fs.NodeRmdirer)((*Root)(nil))
+	_ = (fs.NodeRenamer)((*Root)(nil))
+	_ = (fs.NodeStatfser)((*Root)(nil))
+)
+
+// Views in the root, next to the sessions.
+const (
+	archiveName = "archive"
+	trashName   = "trash"
+)
+
+func (r *Root) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	r.fsys.attr(&out.Attr, dirMode, 0, r.fsys.storeTime())
+	return 0
+}
+
+func (r *Root) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
+	return r.fsys.statfs(out)
+}
+
+// Readdir reads the names folder only: listing 10,000 sessions opens none.
+func (r *Root) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	names, err := r.fsys.st.Names()
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	out := []fuse.DirEntry{
+		{Name: archiveName, Mode: syscall.S_IFDIR, Ino: ino(kindArchive)},
+		{Name: trashName, Mode: syscall.S_IFDIR, Ino: ino(kindTrash)},
+	}
+	for _, n := range names {
+		out = append(out, fuse.DirEntry{Name: n, Mode: syscall.S_IFDIR})
+	}
+	return fs.NewListDirStream(out), 0
+}
+
+func (r *Root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	var in *fs.Inode
+	switch name {
+	case archiveName:
+		in = child(ctx, &r.Inode, &archiveDir{fsys: r.fsys}, syscall.S_IFDIR, ino(kindArchive))
+	case trashName:
+		in = child(ctx, &r.Inode, &trashDir{fsys: r.fsys}, syscall.S_IFDIR, ino(kindTrash))
+	default:
+		s, state, err := r.fsys.st.Lookup(name)
+		if err != nil {
+			return nil, toErrno(err)
+		}
+		if state != backing.StateActive {
+			return nil, syscall.ENOENT
+		}
+		in = r.fsys.sessionNode(ctx, &r.Inode, s)
+	}
+	return in, lookupAttr(ctx, in, out)
+}
+
+func (r *Root) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if errno := r.fsys.writable(); errno != 0 {
+		return nil, errno
+	}
+	if name == archiveName || name == trashName {
+		return nil, syscall.EEXIST
+	}
+	s, _, err := r.fsys.st.Create(name, backing.Meta{})
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	in := r.fsys.sessionNode(ctx, &r.Inode, s)
+	return in, lookupAttr(ctx, in, out)
+}
+
+// Rmdir moves a session to the trash, although its folder lists files:
+// nothing is deleted, and trash/ can bring it back.
+func (r *Root) Rmdir(ctx context.Context, name string) syscall.Errno {
+	if errno := r.fsys.writable(); errno != 0 {
+		return errno
+	}
+	if name == archiveName || name == trashName {
+		return syscall.EBUSY
+	}
+	if _, state, err := r.fsys.st.Lookup(name); err != nil || state != backing.StateActive {
+		return syscall.ENOENT
+	}
+	return toErrno(r.fsys.st.Trash(name))
+}
+
+// Rename renames a session, never over another; moved into archive/ it
+// is archived.
+func (r *Root) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	if errno := r.fsys.writable(); errno != 0 {
+		return errno
+	}
+	if flags&fs.RENAME_EXCHANGE != 0 || name == archiveName || name == trashName {
+		return syscall.EPERM
+	}
+	if _, state, err := r.fsys.st.Lookup(name); err != nil || state != backing.StateActive {
+		return syscall.ENOENT
+	}
+	switch newParent.(type) {
+	case *Root:
+		if newName == archiveName || newName == trashName {
+			return syscall.EEXIST
+		}
+		return toErrno(r.fsys.st.Rename(name, newName))
+	case *archiveDir:
+		if newName != name {
+			return syscall.EINVAL // archive under the same name, then rename
+		}
+		return toErrno(r.fsys.st.Archive(name))
+	case *trashDir:
+		return toErrno(r.fsys.st.Trash(name))
+	default:
+		return syscall.EPERM
+	}
+}
+
+// sessionNode is the folder of session s; its inode number derives from
+// the session's id, so it is the same under any name and across mounts.
+func (f *FS) sessionNode(ctx context.Context, parent *fs.Inode, s *backing.Session) *fs.Inode {
+	return child(ctx, parent, &sessionDir{fsys: f, s: s}, syscall.S_IFDIR, ino(kindSession, s.ID()))
+}
+
+// storeTime is the mtime of the store's names folder: the last time a
+// session was created, renamed or removed.
+func (f *FS) storeTime() time.Time {
+	if fi, err := os.Stat(filepath.Join(f.st.Root(), "names")); err == nil {
+		return fi.ModTime()
+	}
+	return time.Time{}
+}

@@ -1,0 +1,70 @@
+package fsnode
+
+import (
+	"context"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// sessionDir is MOUNT/<session>/: meta.json, the default branch's files,
+// branches/ and turns/.
+type sessionDir struct {
+	fs.Inode
+	refusing
+	fsys *FS
+	s    *backing.Session
+}
+
+var (
+	_ = (fs.NodeLookuper)((*sessionDir)(nil))
+	_ = (fs.NodeReaddirer)((*sessionDir)(nil))
+	_ = (fs.NodeGetattrer)((*sessionDir)(nil))
+	_ = (fs.NodeSetattrer)((*sessionDir)(nil))
+	_ = (fs.NodeStatfser)((*sessionDir)(nil))
+	_ = (fs.NodeUnlinker)((*sessionDir)(nil))
+)
+
+func (n *sessionDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	info := n.s.Info()
+	if info.Err != nil && info.LastActivity.IsZero() {
+		return toErrno(info.Err)
+	}
+	n.fsys.attr(&out.Attr, dirMode, 0, info.LastActivity)
+	return 0
+}
+
+func (n *sessionDir) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	return syscall.EPERM
+}
+
+func (n *sessionDir) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
+	return n.fsys.statfs(out)
+}
+
+func (n *sessionDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	names := append([]string{"meta.json"}, branchFileNames...)
+	modes := append([]uint32{fileMode}, branchFileModes...)
+	names = append(names, "branches")
+	modes = append(modes, syscall.S_IFDIR)
+	return entries(names, modes), 0
+}
+
+func (n *sessionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	var in *fs.Inode
+	switch name {
+	case "meta.json":
+		in = child(ctx, &n.Inode, &metaFile{fsys: n.fsys, s: n.s}, fileMode, ino(kindMeta, n.s.ID()))
+	case "branches":
+		in = child(ctx, &n.Inode, &branchesDir{fsys: n.fsys, s: n.s}, syscall.S_IFDIR, ino(kindBranches, n.s.ID()))
+	default:
+		in = branchFile(ctx, &n.Inode, n.fsys, branchRef{s: n.s}, name, n.s.ID())
+	}
+	if in == nil {
+		return nil, syscall.ENOENT
+	}
+	return in, lookupAttr(ctx, in, out)
+}

@@ -1,0 +1,82 @@
+package fsnode
+
+import (
+	"sync"
+
+	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/render"
+)
+
+// format is a rendering of messages: Markdown or JSON lines.
+type format int
+
+const (
+	formatMarkdown format = iota
+	formatJSONL
+)
+
+func (f format) render(m backing.Message) []byte {
+	rm := render.Message{Raw: m.Raw}
+	if m.TurnStart {
+		rm.Turn = m.Turn
+	}
+	if f == formatJSONL {
+		return render.JSONL(rm)
+	}
+	return render.Markdown(rm)
+}
+
+type sizeKey struct {
+	branch string
+	format format
+}
+
+// sizeCache holds, for one branch and format, the byte offset of each
+// message's piece in the rendering: off[i] is where message i starts and
+// off[n] is the size. It is built once and extended as the branch grows,
+// so a read at any offset finds its first message by binary search and
+// renders only what it returns.
+type sizeCache struct {
+	mu  sync.Mutex
+	off []int64
+}
+
+// offsets returns the piece offsets of v's messages in format f. The slice
+// is shared: callers only read it.
+func (f *FS) offsets(ref branchRef, v *backing.View, ft format) ([]int64, error) {
+	k := sizeKey{ref.key(v), ft}
+	f.mu.Lock()
+	c := f.sizes[k]
+	if c == nil {
+		c = &sizeCache{off: []int64{0}}
+		f.sizes[k] = c
+	}
+	f.mu.Unlock()
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := v.Len()
+	if n < len(c.off)-1 { // the log was repaired and shrank: start over
+		c.off = []int64{0}
+	}
+	const batch = 1024
+	for have := len(c.off) - 1; have < n; have = len(c.off) - 1 {
+		to := min(n, have+batch)
+		if ft == formatJSONL {
+			// A JSONL piece is the stored line and a newline: its size
+			// is in the index, no read needed.
+			for i := have; i < to; i++ {
+				c.off = append(c.off, c.off[len(c.off)-1]+int64(v.RawLen(i))+1)
+			}
+			continue
+		}
+		msgs, err := v.Read(have, to)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range msgs {
+			c.off = append(c.off, c.off[len(c.off)-1]+int64(len(ft.render(m))))
+		}
+	}
+	return c.off[: n+1 : n+1], nil
+}

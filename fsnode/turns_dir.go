@@ -1,0 +1,65 @@
+package fsnode
+
+import (
+	"context"
+	"strconv"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// turnsDir is <branch>/turns/: one folder a turn, named 1, 2, …
+type turnsDir struct {
+	fs.Inode
+	refusing
+	fsys *FS
+	ref  branchRef
+	ids  []string // the path's ids, for inode numbers
+}
+
+var (
+	_ = (fs.NodeLookuper)((*turnsDir)(nil))
+	_ = (fs.NodeReaddirer)((*turnsDir)(nil))
+	_ = (fs.NodeGetattrer)((*turnsDir)(nil))
+)
+
+func (n *turnsDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	v, err := n.ref.view()
+	if err != nil {
+		return toErrno(err)
+	}
+	n.fsys.attr(&out.Attr, dirMode, 0, v.ModTime())
+	out.SetTimeout(0) // gains a folder with every turn
+	return 0
+}
+
+func (n *turnsDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	v, err := n.ref.view()
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	out := make([]fuse.DirEntry, v.Turns())
+	for i := range out {
+		name := strconv.Itoa(i + 1)
+		out[i] = fuse.DirEntry{Name: name, Mode: syscall.S_IFDIR, Ino: ino(kindTurn, append(n.ids, name)...)}
+	}
+	return fs.NewListDirStream(out), 0
+}
+
+func (n *turnsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	k, err := strconv.Atoi(name)
+	if err != nil || strconv.Itoa(k) != name || k < 1 {
+		return nil, syscall.ENOENT
+	}
+	v, err := n.ref.view()
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	if k > v.Turns() {
+		return nil, syscall.ENOENT
+	}
+	in := child(ctx, &n.Inode, &turnDir{fsys: n.fsys, ref: n.ref, turn: k, ids: append(append([]string(nil), n.ids...), name)},
+		syscall.S_IFDIR, ino(kindTurn, append(n.ids, name)...))
+	return in, lookupAttr(ctx, in, out)
+}
