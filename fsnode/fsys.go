@@ -29,14 +29,15 @@ type FS struct {
 	uid  uint32
 	gid  uint32
 
-	mu    sync.Mutex
-	sizes map[sizeKey]*sizeCache
+	mu      sync.Mutex
+	sizes   map[sizeKey]*sizeCache
+	scratch map[string]*scratchSet // by session id
 }
 
 // New makes the root of a mount of st.
 func New(st *backing.Store, opts Options) *Root {
 	f := &FS{st: st, opts: opts, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
-		sizes: map[sizeKey]*sizeCache{}}
+		sizes: map[sizeKey]*sizeCache{}, scratch: map[string]*scratchSet{}}
 	return &Root{fsys: f}
 }
 

@@ -147,7 +147,7 @@ func (r *Root) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 // sessionNode is the folder of session s; its inode number derives from
 // the session's id, so it is the same under any name and across mounts.
 func (f *FS) sessionNode(ctx context.Context, parent *fs.Inode, s *backing.Session) *fs.Inode {
-	return child(ctx, parent, &sessionDir{fsys: f, s: s}, syscall.S_IFDIR, ino(kindSession, s.ID()))
+	return child(ctx, parent, &sessionDir{fsys: f, s: s, scratch: f.scratchOf(s.ID())}, syscall.S_IFDIR, ino(kindSession, s.ID()))
 }
 
 // storeTime is the mtime of the store's names folder: the last time a
@@ -157,4 +157,17 @@ func (f *FS) storeTime() time.Time {
 		return fi.ModTime()
 	}
 	return time.Time{}
+}
+
+// scratchOf returns the scratch files of a session folder, which outlive
+// any one node of it.
+func (f *FS) scratchOf(id string) *scratchSet {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.scratch[id]
+	if s == nil {
+		s = &scratchSet{}
+		f.scratch[id] = s
+	}
+	return s
 }

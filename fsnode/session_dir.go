@@ -15,8 +15,9 @@ import (
 type sessionDir struct {
 	fs.Inode
 	refusing
-	fsys *FS
-	s    *backing.Session
+	fsys    *FS
+	s       *backing.Session
+	scratch *scratchSet // editors' files; see scratch_dir.go
 }
 
 var (
@@ -50,6 +51,10 @@ func (n *sessionDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 	modes := append([]uint32{fileMode}, branchFileModes...)
 	names = append(names, "branches")
 	modes = append(modes, syscall.S_IFDIR)
+	for _, name := range n.scratch.names() {
+		names = append(names, name)
+		modes = append(modes, fileMode)
+	}
 	return entries(names, modes), 0
 }
 
@@ -61,6 +66,10 @@ func (n *sessionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	case "branches":
 		in = child(ctx, &n.Inode, &branchesDir{fsys: n.fsys, s: n.s}, syscall.S_IFDIR, ino(kindBranches, n.s.ID()))
 	default:
+		if f := n.scratch.get(name); f != nil {
+			in = child(ctx, &n.Inode, f, fileMode, f.ino)
+			break
+		}
 		in = branchFile(ctx, &n.Inode, n.fsys, branchRef{s: n.s}, name, n.s.ID())
 	}
 	if in == nil {

@@ -1,0 +1,107 @@
+package fsnode
+
+import (
+	"context"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// scratchFile is a plain file a program creates in a session folder:
+// editors write the new meta.json beside it and rename it over, probe that
+// they can create files, or keep backups. It lives in memory only (bounded,
+// gone at unmount); renamed onto meta.json it replaces the document.
+type scratchFile struct {
+	fs.Inode
+	fsys *FS
+	ino  uint64 // its own: a new file of an old name is a new inode
+
+	mu    sync.Mutex
+	data  []byte
+	mtime time.Time
+}
+
+// Bounds of scratch files: they hold small documents, not data.
+const (
+	maxScratchSize  = 1 << 20
+	maxScratchFiles = 16
+)
+
+var (
+	_ = (fs.NodeGetattrer)((*scratchFile)(nil))
+	_ = (fs.NodeSetattrer)((*scratchFile)(nil))
+	_ = (fs.NodeOpener)((*scratchFile)(nil))
+	_ = (fs.NodeReader)((*scratchFile)(nil))
+	_ = (fs.NodeWriter)((*scratchFile)(nil))
+	_ = (fs.NodeFsyncer)((*scratchFile)(nil))
+)
+
+func (n *scratchFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.fsys.attr(&out.Attr, fileMode|0o600, int64(len(n.data)), n.mtime)
+	out.SetTimeout(0)
+	return 0
+}
+
+// Setattr takes sizes and accepts mode and time changes, which editors
+// make to their files, as no-ops.
+func (n *scratchFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if sz, ok := in.GetSize(); ok {
+		if sz > maxScratchSize {
+			return syscall.EFBIG
+		}
+		n.mu.Lock()
+		if int(sz) <= len(n.data) {
+			n.data = n.data[:sz]
+		} else {
+			n.data = append(n.data, make([]byte, int(sz)-len(n.data))...)
+		}
+		n.mtime = time.Now()
+		n.mu.Unlock()
+	}
+	return n.Getattr(ctx, fh, out)
+}
+
+func (n *scratchFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if flags&syscall.O_TRUNC != 0 {
+		n.mu.Lock()
+		n.data = nil
+		n.mu.Unlock()
+	}
+	return nil, fuse.FOPEN_DIRECT_IO, 0
+}
+
+func (n *scratchFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return fuse.ReadResultData(append([]byte(nil), slice(n.data, off, len(dest))...)), 0
+}
+
+func (n *scratchFile) Write(ctx context.Context, fh fs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	end := off + int64(len(data))
+	if end > maxScratchSize {
+		return 0, syscall.EFBIG
+	}
+	if end > int64(len(n.data)) {
+		n.data = append(n.data, make([]byte, end-int64(len(n.data)))...)
+	}
+	copy(n.data[off:], data)
+	n.mtime = time.Now()
+	return uint32(len(data)), 0
+}
+
+func (n *scratchFile) Fsync(ctx context.Context, fh fs.FileHandle, flags uint32) syscall.Errno {
+	return 0
+}
+
+func (n *scratchFile) content() []byte {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]byte(nil), n.data...)
+}
