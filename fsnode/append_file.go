@@ -11,9 +11,8 @@ import (
 // appendFile is a branch's `append`: writing to it adds messages (see
 // appendHandle for the rules). It reads as empty and ignores offsets.
 type appendFile struct {
-	fs.Inode
-	fsys *FS
-	ref  branchRef
+	base
+	ref branchRef
 }
 
 var (

@@ -14,9 +14,8 @@ import (
 // path while archived. `mv MOUNT/x MOUNT/archive/` archives x; `mv
 // MOUNT/archive/x MOUNT/` brings it back.
 type archiveDir struct {
-	fs.Inode
+	base
 	refusing
-	fsys *FS
 }
 
 var (

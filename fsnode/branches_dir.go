@@ -13,10 +13,9 @@ import (
 // branchesDir is MOUNT/<session>/branches/: one folder a branch. mkdir
 // forks the default branch at its head, mv renames, rmdir deletes.
 type branchesDir struct {
-	fs.Inode
+	base
 	refusing
-	fsys *FS
-	s    *backing.Session
+	s *backing.Session
 }
 
 var (
@@ -50,7 +49,7 @@ func (n *branchesDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno)
 }
 
 func (n *branchesDir) node(ctx context.Context, b backing.Branch, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	in := child(ctx, &n.Inode, &branchDir{fsys: n.fsys, ref: branchRef{s: n.s, id: b.ID}}, syscall.S_IFDIR, ino(kindBranch, n.s.ID(), b.ID))
+	in := child(ctx, &n.Inode, &branchDir{base: base{fsys: n.fsys}, ref: branchRef{s: n.s, id: b.ID}}, syscall.S_IFDIR, ino(kindBranch, n.s.ID(), b.ID))
 	return in, lookupAttr(ctx, in, out)
 }
 

@@ -8,7 +8,20 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// Helpers shared by the directory nodes.
+// Helpers shared by the nodes.
+
+// base is embedded in every node: the inode, the mount it belongs to, and
+// statfs, which the kernel may ask of any node (df on a file).
+type base struct {
+	fs.Inode
+	fsys *FS
+}
+
+var _ = (fs.NodeStatfser)((*base)(nil))
+
+func (b *base) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
+	return b.fsys.statfs(out)
+}
 
 // entries lists fixed names as a directory stream.
 func entries(names []string, modes []uint32) fs.DirStream {

@@ -13,9 +13,8 @@ import (
 // x from this branch after turn n; the branch appears under branches/ only,
 // so every branch has one path.
 type forkDir struct {
-	fs.Inode
+	base
 	refusing
-	fsys *FS
 	ref  branchRef
 	turn int
 }
@@ -61,7 +60,7 @@ func (n *forkDir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse
 	}
 	// mkdir must answer with an inode; this one is not kept: a zero entry
 	// timeout and no child link make the next lookup say ENOENT.
-	in := n.NewInode(ctx, &forkDir{fsys: n.fsys, ref: n.ref, turn: n.turn}, fs.StableAttr{Mode: syscall.S_IFDIR})
+	in := n.NewInode(ctx, &forkDir{base: base{fsys: n.fsys}, ref: n.ref, turn: n.turn}, fs.StableAttr{Mode: syscall.S_IFDIR})
 	n.fsys.attr(&out.Attr, dirMode, 0, time.Now())
 	out.SetEntryTimeout(0)
 	out.SetAttrTimeout(0)

@@ -38,7 +38,7 @@ type FS struct {
 func New(st *backing.Store, opts Options) *Root {
 	f := &FS{st: st, opts: opts, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
 		sizes: map[sizeKey]*sizeCache{}, scratch: map[string]*scratchSet{}}
-	return &Root{fsys: f}
+	return &Root{base: base{fsys: f}}
 }
 
 // Timeouts: names and attributes of directories change rarely and only

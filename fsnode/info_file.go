@@ -12,9 +12,8 @@ import (
 
 // infoFile is branches/<name>/info.json: what a branch is, read-only.
 type infoFile struct {
-	fs.Inode
-	fsys *FS
-	ref  branchRef
+	base
+	ref branchRef
 }
 
 var (

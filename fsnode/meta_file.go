@@ -15,9 +15,8 @@ import (
 // Writes are buffered per open file and replace the document at close or
 // fsync, if it is a JSON object with the session's id (see metaHandle).
 type metaFile struct {
-	fs.Inode
-	fsys *FS
-	s    *backing.Session
+	base
+	s *backing.Session
 
 	mu      sync.Mutex
 	writers map[*metaHandle]uint32 // open for writing, by caller pid

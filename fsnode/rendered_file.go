@@ -15,8 +15,7 @@ import (
 // transcript.md and messages.jsonl. Its size is exact, and a read renders
 // only the messages its byte range covers.
 type renderedFile struct {
-	fs.Inode
-	fsys   *FS
+	base
 	ref    branchRef
 	format format
 	turn   int // 0: the whole branch

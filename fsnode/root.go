@@ -18,9 +18,8 @@ import (
 // session, mv renames one (or archives it, moved into archive/), rmdir
 // moves it to the trash.
 type Root struct {
-	fs.Inode
+	base
 	refusing
-	fsys *FS
 }
 
 var (
@@ -44,10 +43,6 @@ func (r *Root) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 	return 0
 }
 
-func (r *Root) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
-	return r.fsys.statfs(out)
-}
-
 // Readdir reads the names folder only: listing 10,000 sessions opens none.
 func (r *Root) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	names, err := r.fsys.st.Names()
@@ -68,9 +63,9 @@ func (r *Root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	var in *fs.Inode
 	switch name {
 	case archiveName:
-		in = child(ctx, &r.Inode, &archiveDir{fsys: r.fsys}, syscall.S_IFDIR, ino(kindArchive))
+		in = child(ctx, &r.Inode, &archiveDir{base: base{fsys: r.fsys}}, syscall.S_IFDIR, ino(kindArchive))
 	case trashName:
-		in = child(ctx, &r.Inode, &trashDir{fsys: r.fsys}, syscall.S_IFDIR, ino(kindTrash))
+		in = child(ctx, &r.Inode, &trashDir{base: base{fsys: r.fsys}}, syscall.S_IFDIR, ino(kindTrash))
 	default:
 		s, state, err := r.fsys.st.Lookup(name)
 		if err != nil {
@@ -147,7 +142,7 @@ func (r *Root) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 // sessionNode is the folder of session s; its inode number derives from
 // the session's id, so it is the same under any name and across mounts.
 func (f *FS) sessionNode(ctx context.Context, parent *fs.Inode, s *backing.Session) *fs.Inode {
-	return child(ctx, parent, &sessionDir{fsys: f, s: s, scratch: f.scratchOf(s.ID())}, syscall.S_IFDIR, ino(kindSession, s.ID()))
+	return child(ctx, parent, &sessionDir{base: base{fsys: f}, s: s, scratch: f.scratchOf(s.ID())}, syscall.S_IFDIR, ino(kindSession, s.ID()))
 }
 
 // storeTime is the mtime of the store's names folder: the last time a

@@ -15,9 +15,8 @@ import (
 // they can create files, or keep backups. It lives in memory only (bounded,
 // gone at unmount); renamed onto meta.json it replaces the document.
 type scratchFile struct {
-	fs.Inode
-	fsys *FS
-	ino  uint64 // its own: a new file of an old name is a new inode
+	base
+	ino uint64 // its own: a new file of an old name is a new inode
 
 	mu    sync.Mutex
 	data  []byte

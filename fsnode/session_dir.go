@@ -13,9 +13,8 @@ import (
 // sessionDir is MOUNT/<session>/: meta.json, the default branch's files,
 // branches/ and turns/.
 type sessionDir struct {
-	fs.Inode
+	base
 	refusing
-	fsys    *FS
 	s       *backing.Session
 	scratch *scratchSet // editors' files; see scratch_dir.go
 }
@@ -42,10 +41,6 @@ func (n *sessionDir) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.Set
 	return syscall.EPERM
 }
 
-func (n *sessionDir) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
-	return n.fsys.statfs(out)
-}
-
 func (n *sessionDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	names := append([]string{"meta.json"}, branchFileNames...)
 	modes := append([]uint32{fileMode}, branchFileModes...)
@@ -62,9 +57,9 @@ func (n *sessionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	var in *fs.Inode
 	switch name {
 	case "meta.json":
-		in = child(ctx, &n.Inode, &metaFile{fsys: n.fsys, s: n.s}, fileMode, ino(kindMeta, n.s.ID()))
+		in = child(ctx, &n.Inode, &metaFile{base: base{fsys: n.fsys}, s: n.s}, fileMode, ino(kindMeta, n.s.ID()))
 	case "branches":
-		in = child(ctx, &n.Inode, &branchesDir{fsys: n.fsys, s: n.s}, syscall.S_IFDIR, ino(kindBranches, n.s.ID()))
+		in = child(ctx, &n.Inode, &branchesDir{base: base{fsys: n.fsys}, s: n.s}, syscall.S_IFDIR, ino(kindBranches, n.s.ID()))
 	default:
 		if f := n.scratch.get(name); f != nil {
 			in = child(ctx, &n.Inode, f, fileMode, f.ino)

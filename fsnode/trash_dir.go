@@ -13,9 +13,8 @@ import (
 // <name>~<id> since several trashed sessions may share a name. `mv
 // MOUNT/trash/<entry> MOUNT/<name>` restores one under that name.
 type trashDir struct {
-	fs.Inode
+	base
 	refusing
-	fsys *FS
 }
 
 var (

@@ -11,11 +11,10 @@ import (
 
 // turnsDir is <branch>/turns/: one folder a turn, named 1, 2, …
 type turnsDir struct {
-	fs.Inode
+	base
 	refusing
-	fsys *FS
-	ref  branchRef
-	ids  []string // the path's ids, for inode numbers
+	ref branchRef
+	ids []string // the path's ids, for inode numbers
 }
 
 var (
@@ -59,7 +58,7 @@ func (n *turnsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 	if k > v.Turns() {
 		return nil, syscall.ENOENT
 	}
-	in := child(ctx, &n.Inode, &turnDir{fsys: n.fsys, ref: n.ref, turn: k, ids: append(append([]string(nil), n.ids...), name)},
+	in := child(ctx, &n.Inode, &turnDir{base: base{fsys: n.fsys}, ref: n.ref, turn: k, ids: append(append([]string(nil), n.ids...), name)},
 		syscall.S_IFDIR, ino(kindTurn, append(n.ids, name)...))
 	return in, lookupAttr(ctx, in, out)
 }
