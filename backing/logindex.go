@@ -69,7 +69,7 @@ func (x *logIndex) refresh() error {
 		return err
 	}
 	ino := fi.Sys().(*syscall.Stat_t).Ino
-	if ino != x.ino || fi.Size() < x.scanned {
+	if ino != x.ino || fi.Size() < x.scanned || (fi.Size() > x.scanned && !endsLine(f, x.scanned)) {
 		x.reset(ino)
 	}
 	x.size, x.mtime = fi.Size(), fi.ModTime()
@@ -77,6 +77,19 @@ func (x *logIndex) refresh() error {
 		return nil
 	}
 	return x.scan(f, fi.Size())
+}
+
+// endsLine reports whether the byte before off is a newline, as it is at
+// the end of what was indexed. It is not when a failed append was cut
+// back after this index saw it and the log then grew again: the index
+// must then be rebuilt.
+func endsLine(f *os.File, off int64) bool {
+	if off == 0 {
+		return true
+	}
+	b := make([]byte, 1)
+	_, err := f.ReadAt(b, off-1)
+	return err == nil && b[0] == '\n'
 }
 
 func (x *logIndex) reset(ino uint64) {
