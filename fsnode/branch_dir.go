@@ -27,7 +27,7 @@ func (n *branchDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Att
 	if err != nil {
 		return toErrno(err)
 	}
-	n.fsys.attr(&out.Attr, dirMode, 0, v.ModTime())
+	n.fsys.dirAttr(out, v.ModTime())
 	return 0
 }
 

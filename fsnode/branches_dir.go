@@ -32,7 +32,7 @@ func (n *branchesDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.A
 	if err != nil {
 		return toErrno(err)
 	}
-	n.fsys.attr(&out.Attr, dirMode, 0, t)
+	n.fsys.dirAttr(out, t)
 	return 0
 }
 

@@ -51,6 +51,7 @@ func lookupAttr(ctx context.Context, in *fs.Inode, out *fuse.EntryOut) syscall.E
 	}
 	out.Attr = a.Attr
 	out.SetAttrTimeout(a.Timeout())
+	out.SetEntryTimeout(entryTimeout)
 	return 0
 }
 
@@ -59,9 +60,28 @@ const (
 	fileMode = syscall.S_IFREG
 )
 
-// refusing implements the changes no generated directory entry allows:
-// links, symlinks, device nodes, and unlinking generated files.
+// refusing is embedded in every directory: it refuses, with EPERM, the
+// changes a directory does not implement itself (go-fuse would answer
+// ENOTSUP, which shells print as a puzzling "Operation not supported").
 type refusing struct{}
+
+func (refusing) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	return nil, nil, 0, syscall.EPERM
+}
+
+func (refusing) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EPERM
+}
+
+func (refusing) Rmdir(ctx context.Context, name string) syscall.Errno { return syscall.EPERM }
+
+func (refusing) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	return syscall.EPERM
+}
+
+func (refusing) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	return syscall.EPERM
+}
 
 func (refusing) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	return nil, syscall.EPERM

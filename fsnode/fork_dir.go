@@ -31,7 +31,7 @@ func (n *forkDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrO
 	if err != nil {
 		return toErrno(err)
 	}
-	n.fsys.attr(&out.Attr, dirMode, 0, v.ModTime())
+	n.fsys.dirAttr(out, v.ModTime())
 	return 0
 }
 
@@ -58,11 +58,9 @@ func (n *forkDir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse
 	if _, err := n.ref.s.Fork(v.Branch().Name, end, name); err != nil {
 		return nil, toErrno(err)
 	}
-	// mkdir must answer with an inode; this one is not kept: a zero entry
-	// timeout and no child link make the next lookup say ENOENT.
+	// mkdir must answer with an inode; this one is not kept: its entry is
+	// not cached (zero timeouts), so the next lookup asks, and hears ENOENT.
 	in := n.NewInode(ctx, &forkDir{base: base{fsys: n.fsys}, ref: n.ref, turn: n.turn}, fs.StableAttr{Mode: syscall.S_IFDIR})
 	n.fsys.attr(&out.Attr, dirMode, 0, time.Now())
-	out.SetEntryTimeout(0)
-	out.SetAttrTimeout(0)
 	return in, 0
 }

@@ -41,10 +41,13 @@ func New(st *backing.Store, opts Options) *Root {
 	return &Root{base: base{fsys: f}}
 }
 
-// Timeouts: names and attributes of directories change rarely and only
-// through calls that notify the kernel, so they are cached for a second;
-// rendered files grow whenever anyone appends, through this mount or not,
-// so their attributes are never cached and every stat sees the true size.
+// Timeouts. The mount's defaults are zero, no caching, and each node says
+// what it may cache: go-fuse puts the default in wherever a node leaves a
+// timeout zero, and the kernel keeps even a 1 ns timeout for a whole clock
+// tick, long enough for a stat right after an append to see the old size.
+// Names are cached for a second (lookupAttr); so are the attributes of
+// folders (dirAttr); files, which grow with every append by anyone, are
+// never cached, so every stat sees the true size.
 const (
 	entryTimeout = time.Second
 	attrTimeout  = time.Second
@@ -52,7 +55,7 @@ const (
 
 // MountOptions are the go-fuse options for a mount of the store.
 func MountOptions(st *backing.Store, opts Options) *fs.Options {
-	et, at, nt := entryTimeout, attrTimeout, time.Duration(0)
+	var et, at, nt time.Duration // zero: see the timeouts above
 	name := opts.FsName
 	if name == "" {
 		name = st.Root()
@@ -98,6 +101,12 @@ func (f *FS) attr(out *fuse.Attr, mode uint32, size int64, mtime time.Time) {
 		mtime = time.Unix(0, 0)
 	}
 	out.SetTimes(&mtime, &mtime, &mtime)
+}
+
+// dirAttr fills a folder's attributes, cached for attrTimeout.
+func (f *FS) dirAttr(out *fuse.AttrOut, mtime time.Time) {
+	f.attr(&out.Attr, dirMode, 0, mtime)
+	out.SetTimeout(attrTimeout)
 }
 
 // writable refuses changes on a read-only mount.

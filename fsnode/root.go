@@ -39,7 +39,7 @@ const (
 )
 
 func (r *Root) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	r.fsys.attr(&out.Attr, dirMode, 0, r.fsys.storeTime())
+	r.fsys.dirAttr(out, r.fsys.storeTime())
 	return 0
 }
 

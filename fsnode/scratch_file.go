@@ -42,7 +42,6 @@ func (n *scratchFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.A
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.fsys.attr(&out.Attr, fileMode|0o600, int64(len(n.data)), n.mtime)
-	out.SetTimeout(0)
 	return 0
 }
 

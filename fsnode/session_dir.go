@@ -35,7 +35,7 @@ func (n *sessionDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.At
 	if err != nil {
 		return toErrno(err)
 	}
-	n.fsys.attr(&out.Attr, dirMode, 0, t)
+	n.fsys.dirAttr(out, t)
 	return 0
 }
 

@@ -27,7 +27,7 @@ var (
 const trashSep = "~"
 
 func (n *trashDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	n.fsys.attr(&out.Attr, dirMode, 0, n.fsys.storeTime())
+	n.fsys.dirAttr(out, n.fsys.storeTime())
 	return 0
 }
 

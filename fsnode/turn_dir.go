@@ -32,7 +32,7 @@ func (n *turnDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrO
 	if n.turn > v.Turns() {
 		return syscall.ENOENT
 	}
-	n.fsys.attr(&out.Attr, dirMode, 0, v.ModTime())
+	n.fsys.dirAttr(out, v.ModTime())
 	return 0
 }
 
