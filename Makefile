@@ -4,15 +4,19 @@ BIN     := bin/sessfs
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 DEMO_STORE ?= $(CURDIR)/demo-store
+DEMO_MNT   ?= $(CURDIR)/mnt
+DEMO_DATA  ?= $(CURDIR)/../shared/data
 
-.PHONY: build test test-short fuzz bench demo fmt vet clean
+.PHONY: build test fuzz bench demo fmt vet clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/sessfs
 
-# The whole suite, as CI runs it: vet, the race detector, then short fuzz runs.
+# The whole suite, as CI runs it: vet, the race detector, the mount tests
+# once more on one CPU (other interleavings), then short fuzz runs.
 test: vet
 	$(GO) test -race -count=1 ./...
+	GOMAXPROCS=1 $(GO) test -count=1 ./integration/
 	$(MAKE) fuzz FUZZTIME=10s
 
 FUZZTIME ?= 60s
@@ -25,9 +29,27 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./backing/ | tee bench.txt
 	$(GO) test -run '^$$' -bench 'Append' -count 1 ./backing/ | tee -a bench.txt
 
-# A store made from the real sessions in ../shared/data, shown with the CLI.
+# A fresh store made from the real sessions in ../shared/data (or samples
+# when that folder is absent), mounted at ./mnt until Ctrl-C.
 demo: build
-	@./scripts/demo.sh $(BIN) $(DEMO_STORE)
+	@if mountpoint -q $(DEMO_MNT) 2>/dev/null; then echo "$(DEMO_MNT) is still mounted: run bin/sessfs umount $(DEMO_MNT)"; exit 1; fi
+	@rm -rf $(DEMO_STORE) && mkdir -p $(DEMO_MNT)
+	@if [ -d $(DEMO_DATA) ] && $(BIN) import --help >/dev/null 2>&1; then \
+		$(BIN) import --store $(DEMO_STORE) $(DEMO_DATA) >/dev/null; \
+	else \
+		$(BIN) new --store $(DEMO_STORE) --title "A sample session" sample >/dev/null; \
+		$(BIN) append --store $(DEMO_STORE) sample "What is sessfs?"; \
+		$(BIN) append --store $(DEMO_STORE) --role assistant sample "A filesystem of agent sessions."; \
+	fi
+	@$(BIN) ls --store $(DEMO_STORE)
+	@s=$$($(BIN) ls --store $(DEMO_STORE) --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["name"])'); \
+	echo; echo "Mounted at ./mnt (Ctrl-C unmounts). In another shell, try:"; \
+	echo "  ls mnt"; \
+	echo "  cat mnt/$$s/transcript.md"; \
+	echo "  echo hi >> mnt/$$s/append"; \
+	echo "  mkdir mnt/$$s/branches/try"; \
+	echo "  grep -l session mnt/*/transcript.md"; echo
+	@$(BIN) mount --store $(DEMO_STORE) $(DEMO_MNT)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
@@ -37,4 +59,5 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed: make fmt'; exit 1; }
 
 clean:
-	rm -rf bin demo-store bench.txt
+	rm -rf bin $(DEMO_STORE) bench.txt
+	-rmdir $(DEMO_MNT) 2>/dev/null
