@@ -12,11 +12,11 @@ DEMO_DATA  ?= $(CURDIR)/../shared/data
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/sessfs
 
-# The whole suite, as CI runs it: vet, the race detector, the mount tests
-# once more on one CPU (other interleavings), then short fuzz runs.
+# The whole suite, as CI runs it: vet, every test with the race detector
+# (integration/ mounts for real, and reruns its core on one CPU: see
+# TestGOMAXPROCS1), then short fuzz runs.
 test: vet
 	$(GO) test -race -count=1 ./...
-	GOMAXPROCS=1 $(GO) test -count=1 ./integration/
 	$(MAKE) fuzz FUZZTIME=10s
 
 FUZZTIME ?= 60s

@@ -155,8 +155,11 @@ func (h *appendHandle) Flush(ctx context.Context) syscall.Errno {
 	return toErrno(h.commit())
 }
 
+// Fsync commits nothing: every line a write completed is durable when the
+// write returns, and text is one message per close, however often the
+// writer syncs in between.
 func (h *appendHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
-	return h.Flush(ctx)
+	return 0
 }
 
 func (h *appendHandle) commit() error {

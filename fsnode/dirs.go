@@ -10,14 +10,27 @@ import (
 
 // Helpers shared by the nodes.
 
-// base is embedded in every node: the inode, the mount it belongs to, and
-// statfs, which the kernel may ask of any node (df on a file).
+// base is embedded in every node: the inode, the mount it belongs to,
+// statfs, which the kernel may ask of any node (df on a file), and fsync.
 type base struct {
 	fs.Inode
 	fsys *FS
 }
 
-var _ = (fs.NodeStatfser)((*base)(nil))
+var (
+	_ = (fs.NodeStatfser)((*base)(nil))
+	_ = (fs.NodeFsyncer)((*base)(nil))
+)
+
+// Fsync succeeds on every file and folder (DESIGN: fsync and fsyncdir
+// succeed): what the store holds is durable already. A handle with work
+// of its own at fsync (meta.json's buffer) does it.
+func (b *base) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) syscall.Errno {
+	if h, ok := f.(fs.FileFsyncer); ok {
+		return h.Fsync(ctx, flags)
+	}
+	return 0
+}
 
 func (b *base) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	return b.fsys.statfs(out)

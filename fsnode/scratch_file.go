@@ -35,7 +35,6 @@ var (
 	_ = (fs.NodeOpener)((*scratchFile)(nil))
 	_ = (fs.NodeReader)((*scratchFile)(nil))
 	_ = (fs.NodeWriter)((*scratchFile)(nil))
-	_ = (fs.NodeFsyncer)((*scratchFile)(nil))
 )
 
 func (n *scratchFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
@@ -92,10 +91,6 @@ func (n *scratchFile) Write(ctx context.Context, fh fs.FileHandle, data []byte, 
 	copy(n.data[off:], data)
 	n.mtime = time.Now()
 	return uint32(len(data)), 0
-}
-
-func (n *scratchFile) Fsync(ctx context.Context, fh fs.FileHandle, flags uint32) syscall.Errno {
-	return 0
 }
 
 func (n *scratchFile) content() []byte {

@@ -1,0 +1,138 @@
+// Package integration mounts a real kernel FUSE filesystem of a sessfs store
+// and drives it with the programs users run: ls, cat, grep, find, wc, stat,
+// tail, python3, mkdir, mv, rmdir, rm and shell redirections. Each test
+// asserts a rule of the contract (DESIGN.md, "The view"), so a failure here
+// is a bug in sessfs, not in the test.
+//
+// The tests need /dev/fuse and root. Without them they skip, unless
+// SESSFS_REQUIRE_FUSE=1 (set by CI), which makes that a failure: the mount
+// tests can never silently not run there.
+package integration
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+var (
+	// sessfsBin is the command line, built once: the tests that need a
+	// second process (another mount, the CLI writing while mounted) run it
+	// as users do.
+	sessfsBin string
+	// buildErr is why sessfsBin could not be built; only the tests that
+	// need the binary fail on it, the in-process mount tests still run.
+	buildErr error
+	// moduleRoot is the folder of go.mod.
+	moduleRoot string
+	// mountRoot holds every mount point of this run, so that TestMain can
+	// prove at the end that no mount was left behind.
+	mountRoot string
+)
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		var err error
+		mountRoot, err = os.MkdirTemp("", "sessfs-integration-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.Remove(mountRoot) // only if empty: never recurse into a mount
+		buildCLI()
+		code := m.Run()
+		if left := leftMounts(); len(left) > 0 {
+			// A mount left behind would hang or confuse whatever runs next
+			// on this machine: fail the run, then clear it.
+			fmt.Fprintf(os.Stderr, "FAIL: mounts left behind: %s\n", strings.Join(left, ", "))
+			for _, mnt := range left {
+				forceUnmount(mnt)
+			}
+			code = 1
+		}
+		if sessfsBin != "" && os.Getenv("SESSFS_BIN") == "" {
+			os.RemoveAll(filepath.Dir(sessfsBin))
+		}
+		return code
+	}()
+	os.Exit(code)
+}
+
+// buildCLI builds cmd/sessfs from the module this package belongs to.
+// SESSFS_BIN names a prebuilt binary to use instead (to test a release
+// build, or while cmd/ does not build).
+func buildCLI() {
+	out, err := exec.Command(goTool(), "env", "GOMOD").Output()
+	if err != nil || strings.TrimSpace(string(out)) == "" || strings.TrimSpace(string(out)) == os.DevNull {
+		buildErr = fmt.Errorf("go env GOMOD: %v (%s)", err, out)
+		return
+	}
+	moduleRoot = filepath.Dir(strings.TrimSpace(string(out)))
+	if bin := os.Getenv("SESSFS_BIN"); bin != "" {
+		if abs, err := filepath.Abs(bin); err != nil {
+			buildErr = err
+		} else {
+			sessfsBin = abs
+		}
+		return
+	}
+	dir, err := os.MkdirTemp("", "sessfs-integration-bin-")
+	if err != nil {
+		buildErr = err
+		return
+	}
+	bin := filepath.Join(dir, "sessfs")
+	cmd := exec.Command(goTool(), "build", "-o", bin, "./cmd/sessfs")
+	cmd.Dir = moduleRoot
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		buildErr = fmt.Errorf("go build ./cmd/sessfs: %v\n%s", err, stderr.String())
+		os.RemoveAll(dir)
+		return
+	}
+	sessfsBin = bin
+}
+
+// goTool is the go command: the one on PATH, else the one of this toolchain.
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+// TestGOMAXPROCS1 runs the tests most sensitive to scheduling (appends,
+// concurrent writers, freshness, forks) once more with a single P: the
+// FUSE server, the kernel requests it answers and, for in-process mounts,
+// the test itself then share one thread of Go code, which shakes out
+// deadlocks and ordering assumptions the default run hides. (make test also
+// runs the whole package with GOMAXPROCS=1.)
+func TestGOMAXPROCS1(t *testing.T) {
+	if runtime.GOMAXPROCS(0) == 1 {
+		t.Skip("this run already has GOMAXPROCS=1")
+	}
+	if testing.Short() {
+		t.Skip("-short: the GOMAXPROCS=1 rerun is the long part")
+	}
+	requireFUSE(t)
+	if moduleRoot == "" {
+		t.Fatalf("module root unknown: %v", buildErr)
+	}
+	cmd := exec.Command(goTool(), "test", "-count=1",
+		"-run", "^(TestAppend.*|TestConcurrentAppenders|TestFresh.*|TestFork.*)$", "./integration/")
+	cmd.Dir = moduleRoot
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("GOMAXPROCS=1 go test: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "ok") {
+		t.Fatalf("GOMAXPROCS=1 go test printed no ok:\n%s", out)
+	}
+}
