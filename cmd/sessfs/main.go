@@ -38,6 +38,7 @@ func commands() []command {
 		{"mount", "show the store as files at a mount point", runMount},
 		{"umount", "unmount a sessfs mount", runUmount},
 		{"new", "create a session and print its name", runNew},
+		{"import", "import Claude Code and Codex sessions", runImport},
 		{"ls", "list sessions", runLs},
 		{"append", "add messages to a session", runAppend},
 		{"show", "write a branch of a session as Markdown or JSON lines", runShow},

@@ -1,0 +1,131 @@
+package importer
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// claudeDecoder reads a Claude Code session file (~/.claude/projects/<dir>/
+// <sessionId>.jsonl): one JSON object a line, its kind in "type".
+type claudeDecoder struct {
+	s Session
+	// Title candidates, in the order Claude Code's resume picker prefers
+	// them: the user's own /rename, then the generated title, then the
+	// summary, then what the user first typed. Within a kind the last wins.
+	custom, ai, summary, firstUser string
+}
+
+func newClaudeDecoder() *claudeDecoder {
+	// Claude Code talks to Anthropic's models whichever cloud serves them.
+	return &claudeDecoder{s: Session{Provider: "anthropic"}}
+}
+
+func (d *claudeDecoder) line(line []byte) error {
+	m := fields(line)
+	if m == nil { // valid JSON but not an object: nothing to read, keep it
+		d.s.addEvent(line)
+		return nil
+	}
+	d.meta(m)
+	msg, inner, ok := claudeMessage(m)
+	if !ok {
+		d.s.addEvent(line)
+		return nil
+	}
+	raw, err := msg.build(line)
+	if err != nil {
+		return err
+	}
+	d.s.Messages = append(d.s.Messages, raw)
+	if str(m["type"]) == "assistant" {
+		// "<synthetic>" marks messages Claude Code made up itself (errors,
+		// interruptions); they say nothing about the model in use.
+		if model := str(inner["model"]); model != "" && model != "<synthetic>" {
+			d.s.Model = model // the last one: a session can switch models
+		}
+	}
+	if d.firstUser == "" && str(msg.role) == "user" &&
+		string(m["isMeta"]) != "true" && string(m["isSidechain"]) != "true" {
+		if t := firstText(msg.content); t != "" && !generated(t) {
+			d.firstUser = t
+		}
+	}
+	return nil
+}
+
+// meta takes the session's fields from any line that has them: the first
+// sessionId, cwd, timestamp, version and git branch, and the title lines.
+func (d *claudeDecoder) meta(m map[string]json.RawMessage) {
+	if d.s.SourceID == "" {
+		d.s.SourceID = str(m["sessionId"])
+	}
+	if d.s.Cwd == "" {
+		d.s.Cwd = str(m["cwd"])
+	}
+	if d.s.Created.IsZero() {
+		d.s.Created = parseTime(m["timestamp"])
+	}
+	if d.s.Extra["version"] == nil {
+		d.s.setExtra("version", stringOrNil(m["version"]))
+	}
+	if d.s.Extra["gitBranch"] == nil && str(m["gitBranch"]) != "" {
+		d.s.setExtra("gitBranch", m["gitBranch"])
+	}
+	switch str(m["type"]) {
+	case "custom-title":
+		setIf(&d.custom, str(m["customTitle"]))
+	case "ai-title":
+		setIf(&d.ai, str(m["aiTitle"]))
+	case "summary":
+		setIf(&d.summary, str(m["summary"]))
+	}
+}
+
+func setIf(dst *string, v string) {
+	if strings.TrimSpace(v) != "" {
+		*dst = v
+	}
+}
+
+// claudeMessage says whether a line is a message and, if so, its parts and
+// its inner API message. User and assistant lines carry the API message in
+// "message"; system lines carry their text in a top-level "content". A line
+// of such a type whose content is neither a string nor an array (seen in
+// the wild: "message":"error", a misspelt "content") cannot be a store
+// message and stays an event.
+func claudeMessage(m map[string]json.RawMessage) (message, map[string]json.RawMessage, bool) {
+	t := str(m["type"])
+	if t != "user" && t != "assistant" && t != "system" {
+		return message{}, nil, false
+	}
+	var role, content json.RawMessage
+	inner := fields(m["message"])
+	if inner != nil {
+		role, content = inner["role"], inner["content"]
+	} else if t == "system" {
+		content = m["content"]
+	}
+	if k := kind(content); k != '"' && k != '[' {
+		return message{}, nil, false
+	}
+	if str(role) == "" {
+		role = json.RawMessage(`"` + t + `"`) // t is one of three plain words
+	}
+	return message{
+		id:      stringOrNil(m["uuid"]),
+		role:    role,
+		content: content,
+		ts:      stringOrNil(m["timestamp"]),
+	}, inner, true
+}
+
+func (d *claudeDecoder) finish() *Session {
+	for _, t := range []string{d.custom, d.ai, d.summary} {
+		if t != "" { // kept whole, only made one line
+			d.s.Title = strings.Join(strings.Fields(t), " ")
+			return &d.s
+		}
+	}
+	d.s.Title = cutTitle(d.firstUser, titleMax)
+	return &d.s
+}

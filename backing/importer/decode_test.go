@@ -1,0 +1,159 @@
+package importer
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+func mustDecode(t *testing.T, in string, f Format) *Session {
+	t.Helper()
+	s, err := Decode(strings.NewReader(in), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range s.Messages {
+		if err := backing.ValidateMessage(m); err != nil {
+			t.Errorf("message %d: %v", i, err)
+		}
+	}
+	return s
+}
+
+func field(t *testing.T, msg []byte, key string) string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(msg, &m); err != nil {
+		t.Fatal(err)
+	}
+	return string(m[key])
+}
+
+func TestBadLineNamesItsNumber(t *testing.T) {
+	for _, f := range []Format{ClaudeCode, Codex} {
+		in := lines(`{"type":"summary","summary":"x"}`, ``, `{"type":"user", oops`)
+		_, err := Decode(strings.NewReader(in), f)
+		var le *LineError
+		if !errors.As(err, &le) || le.Line != 3 {
+			t.Errorf("%s: error %v, want one for line 3", f, err)
+		}
+	}
+}
+
+func TestUnknownFormat(t *testing.T) {
+	if _, err := Decode(strings.NewReader(""), "gemini"); !errors.Is(err, ErrUnknownFormat) {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestEmptyLinesSkippedCRLFKept(t *testing.T) {
+	in := "\n" + `{"type":"user","uuid":"a","timestamp":"2026-01-02T03:04:05Z","message":{"role":"user","content":"hi"}}` +
+		"\r\n   \n" + `{"type":"queue-operation"}`
+	s := mustDecode(t, in, ClaudeCode)
+	if len(s.Messages) != 1 || len(s.Events) != 1 || s.EventAt[0] != 1 {
+		t.Fatalf("%d messages, %d events at %v", len(s.Messages), len(s.Events), s.EventAt)
+	}
+	back, err := SourceLine(s.Messages[0])
+	if err != nil || !strings.HasSuffix(string(back), "}\r") {
+		t.Errorf("SourceLine = %q, %v: want the line with its \\r", back, err)
+	}
+	if !s.Created.Equal(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) {
+		t.Errorf("created %v", s.Created)
+	}
+}
+
+func TestClaudeLines(t *testing.T) {
+	in := lines(
+		`{"type":"system","subtype":"compact_boundary","content":"Conversation compacted","uuid":"s1","timestamp":"2026-01-01T00:00:00Z"}`,
+		`{"type":"system","subtype":"api_error","uuid":"s2"}`,
+		`{"type":"assistant","uuid":"a1","sessionId":"sid","cwd":"/w","version":"2.1.14","gitBranch":"main","message":{"id":"m","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"<b>&"}]}}`,
+		`{"type":"assistant","uuid":"a2","message":{"id":"m","role":"assistant","model":"<synthetic>","content":[{"type":"tool_use","id":"t","name":"x","input":{}}]}}`,
+		`{"type":"user","uuid":"u1","timestamp":7,"message":"error"}`,
+		`{"type":"user","uuid":9,"message":{"role":"user","content":"no string uuid"}}`,
+	)
+	s := mustDecode(t, in, ClaudeCode)
+	if len(s.Messages) != 4 || len(s.Events) != 2 {
+		t.Fatalf("%d messages, %d events", len(s.Messages), len(s.Events))
+	}
+	if got := field(t, s.Messages[0], "role"); got != `"system"` {
+		t.Errorf("system line role %s", got)
+	}
+	if got := field(t, s.Messages[0], "content"); got != `"Conversation compacted"` {
+		t.Errorf("system line content %s", got)
+	}
+	// Marshal would have written \u003cb\u003e: the bytes must be the line's.
+	if !strings.Contains(string(s.Messages[1]), `"text":"<b>&"`) {
+		t.Errorf("source re-encoded: %s", s.Messages[1])
+	}
+	if id := field(t, s.Messages[3], "id"); id != "" {
+		t.Errorf("a non-string uuid became id %s", id)
+	}
+	if s.SourceID != "sid" || s.Cwd != "/w" || s.Model != "claude-opus-4-5" || s.Provider != "anthropic" ||
+		string(s.Extra["version"]) != `"2.1.14"` || string(s.Extra["gitBranch"]) != `"main"` {
+		t.Errorf("meta %+v", s)
+	}
+}
+
+func TestCodexLines(t *testing.T) {
+	in := lines(
+		`{"timestamp":"2026-02-23T11:41:32.239Z","type":"session_meta","payload":{"id":"sid","timestamp":"2026-02-23T11:41:04.709Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.104.0","source":"cli","model_provider":"openai","forked_from_id":"parent","git":{"branch":"main"}}}`,
+		`{"timestamp":"t1","type":"turn_context","payload":{"model":"gpt-5"}}`,
+		`{"timestamp":"t2","type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"rules"}]}}`,
+		`{"timestamp":"t3","type":"event_msg","payload":{"type":"user_message","message":"Fix the flaky test\nplease"}}`,
+		`{"timestamp":"t4","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>x</environment_context>"}]}}`,
+		`{"timestamp":"t5","type":"response_item","payload":{"type":"reasoning","summary":[],"content":null,"encrypted_content":"e"}}`,
+		`{"timestamp":"t6","type":"response_item","payload":{"type":"custom_tool_call","status":"completed","call_id":"c1","name":"apply_patch","input":"*** Begin Patch"}}`,
+		`{"timestamp":"t7","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"c1","output":"ok"}}`,
+		`{"timestamp":"t8","type":"response_item","payload":{"type":"ghost_snapshot","ghost_commit":{}}}`,
+		`{"timestamp":"t9","type":"compacted","payload":{"message":"summary"}}`,
+		`{"timestamp":"t10","type":"turn_context","payload":{"model":"gpt-5-codex"}}`,
+	)
+	s := mustDecode(t, in, Codex)
+	want := []struct{ role, content string }{
+		{`"developer"`, `[{"type":"input_text","text":"rules"}]`},
+		{`"user"`, `[{"type":"input_text","text":"<environment_context>x</environment_context>"}]`},
+		{`"assistant"`, `[{"type":"reasoning","summary":[],"content":null,"encrypted_content":"e"}]`},
+		{`"assistant"`, `[{"type":"custom_tool_call","status":"completed","call_id":"c1","name":"apply_patch","input":"*** Begin Patch"}]`},
+		{`"tool"`, `[{"type":"custom_tool_call_output","call_id":"c1","output":"ok"}]`},
+	}
+	if len(s.Messages) != len(want) || len(s.Events) != 6 {
+		t.Fatalf("%d messages, %d events", len(s.Messages), len(s.Events))
+	}
+	for i, w := range want {
+		if r, c := field(t, s.Messages[i], "role"), field(t, s.Messages[i], "content"); r != w.role || c != w.content {
+			t.Errorf("message %d: %s %s, want %s %s", i, r, c, w.role, w.content)
+		}
+		if id := field(t, s.Messages[i], "id"); id != "" {
+			t.Errorf("message %d has id %s", i, id)
+		}
+	}
+	if s.SourceID != "sid" || s.Cwd != "/w" || s.Provider != "openai" || s.Model != "gpt-5-codex" ||
+		s.Title != "Fix the flaky test please" ||
+		!s.Created.Equal(time.Date(2026, 2, 23, 11, 41, 4, 709e6, time.UTC)) {
+		t.Errorf("meta %+v", s)
+	}
+	for k, v := range map[string]string{"cli_version": `"0.104.0"`, "originator": `"codex_cli_rs"`,
+		"source": `"cli"`, "forked_from_id": `"parent"`, "git": `{"branch":"main"}`} {
+		if string(s.Extra[k]) != v {
+			t.Errorf("extra %s = %s, want %s", k, s.Extra[k], v)
+		}
+	}
+}
+
+// Without the UI's user_message event the title is the first user text
+// that is not one of Codex's own preambles.
+func TestCodexTitleFallback(t *testing.T) {
+	in := lines(
+		`{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"# AGENTS.md instructions for /w"}]}}`,
+		`{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a README"}]}}`,
+	)
+	if s := mustDecode(t, in, Codex); s.Title != "Add a README" {
+		t.Errorf("title %q", s.Title)
+	}
+}

@@ -1,0 +1,84 @@
+package importer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// How much of a file Detect looks at. A first line can be large (a Codex
+// session_meta carries the whole system prompt, a Claude Code user line
+// may carry a pasted image), so the byte budget is generous; the line
+// budget lets a few lines Detect does not recognise come first.
+const (
+	detectMaxBytes = 16 << 20
+	detectMaxLines = 16
+)
+
+// Line types that mark each format. Codex wraps every line as
+// {"timestamp","type","payload"}; Claude Code lines carry their type at
+// the top level next to the session's fields and have no payload.
+var (
+	codexTypes = map[string]bool{
+		"session_meta": true, "response_item": true, "event_msg": true,
+		"turn_context": true, "compacted": true,
+	}
+	claudeTypes = map[string]bool{
+		"user": true, "assistant": true, "system": true, "summary": true,
+		"queue-operation": true, "file-history-snapshot": true,
+		"custom-title": true, "ai-title": true, "agent-name": true,
+		"last-prompt": true, "progress": true,
+	}
+)
+
+var errStop = errors.New("stop")
+
+// Detect reads the start of a file and says which format it is, by its
+// content: the first line it recognises decides. Empty lines and JSON
+// objects of no known shape are passed over; a line that is not JSON, or
+// nothing recognised within the first lines, is ErrUnknownFormat (so is
+// a first line longer than detectMaxBytes: it reads as cut-off JSON).
+func Detect(r io.Reader) (Format, error) {
+	var found Format
+	var bad error
+	seen := 0
+	err := eachLine(io.LimitReader(r, detectMaxBytes), func(n int, line []byte) error {
+		if !json.Valid(line) {
+			bad = fmt.Errorf("%w: line %d is not JSON", ErrUnknownFormat, n)
+			return errStop
+		}
+		if found = lineFormat(line); found != "" {
+			return errStop
+		}
+		if seen++; seen == detectMaxLines {
+			return errStop
+		}
+		return nil
+	})
+	switch {
+	case found != "":
+		return found, nil
+	case bad != nil:
+		return "", bad
+	case err != nil && err != errStop:
+		return "", err
+	}
+	return "", fmt.Errorf("%w: no line of a known format at the start", ErrUnknownFormat)
+}
+
+// lineFormat says which format a JSON line belongs to, or "".
+func lineFormat(line []byte) Format {
+	m := fields(line)
+	if m == nil {
+		return ""
+	}
+	t := str(m["type"])
+	if kind(m["payload"]) == '{' && codexTypes[t] {
+		return Codex
+	}
+	if m["payload"] == nil && claudeTypes[t] {
+		return ClaudeCode
+	}
+	return ""
+}

@@ -1,0 +1,44 @@
+// Package importer decodes other agents' session files into what the
+// sessfs store needs: session metadata and store messages. It only
+// decodes; writing to the store is the caller's job.
+//
+// Formats: Claude Code (~/.claude/projects/*/<sessionId>.jsonl) and Codex
+// rollouts (~/.codex/sessions/**/rollout-*.jsonl, the wrapped format with
+// session_meta, used since 2025). Detect tells them apart by content.
+//
+// Lossless by construction: every non-empty line of a file becomes either
+// one message or one event, in file order (Session.EventAt records where
+// each event sat among the messages). A message keeps its line under
+// "source" as a JSON object with the bytes as written, so a later export
+// can write the file again: SourceLine regenerates a line from a message,
+// also after the store has compacted it (a line that was not compact JSON
+// to begin with is kept as a string in "source_line" for that reason;
+// the agents write compact lines, hand-made fixtures often do not).
+//
+// Claude Code: user, assistant and system lines with a content become
+// messages with the line's uuid as "id", so a re-import can recognise them.
+// What this first version does not do yet, on purpose:
+//   - Branches. Lines link into a tree by parentUuid (a rewind adds a
+//     second child, a compaction starts a new root with logicalParentUuid);
+//     here they are kept linear in file order. Building branches from the
+//     tree comes later; the uuids and parentUuids it needs are in "source".
+//   - Merging. One API response can span several consecutive assistant
+//     lines sharing message.id (one content block each); each line stays
+//     its own message.
+//   - Sidechains. Subagent lines (isSidechain: true) stay in order with the
+//     flag in "source", mixed with the main conversation.
+//   - Duplicate uuids are not resolved: the store does not require ids to
+//     be unique, and the edge cases seen so far repeat a uuid only on
+//     lines that are events.
+//
+// Codex: response items become messages (reasoning and tool calls as
+// assistant messages holding the item as one block, tool outputs as role
+// "tool"); event_msg lines, which repeat the response items for the UI,
+// session_meta, turn_context and compacted lines are events. Codex items
+// have no id; the store assigns one.
+//
+// A line that is not JSON is an error naming its line number; empty lines
+// are skipped (so an export cannot restore them, nor a missing final
+// newline). Lines that are JSON but not a message of a known shape are
+// events: nothing is dropped.
+package importer

@@ -1,0 +1,72 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// FuzzDecode: whatever the input, Decode does not panic, and when it
+// succeeds every line is a message or an event, every message is valid,
+// and every message gives its line back after the store's compaction.
+func FuzzDecode(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join(dataDir, "*", "*.jsonl"))
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		ls := bytes.SplitN(data, []byte("\n"), 4) // a few lines each: small seeds
+		f.Add(bytes.Join(ls[:min(3, len(ls))], []byte("\n")))
+	}
+	f.Add([]byte(`{"type":"user","message":{"role":"user","content":"x"}}` + "\r\n\n[1]"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, format := range []Format{ClaudeCode, Codex} {
+			s, err := Decode(bytes.NewReader(in), format)
+			if err != nil {
+				continue
+			}
+			var msgLines [][]byte
+			n := 0
+			for _, l := range bytes.Split(in, []byte("\n")) {
+				if len(bytes.TrimSpace(l)) > 0 {
+					n++
+					if !isEvent(s, l) {
+						msgLines = append(msgLines, l)
+					}
+				}
+			}
+			if len(s.Messages)+len(s.Events) != n {
+				t.Fatalf("%s: %d messages + %d events, %d lines", format, len(s.Messages), len(s.Events), n)
+			}
+			for i, m := range s.Messages {
+				if err := backing.ValidateMessage(m); err != nil {
+					t.Fatalf("%s: message %d: %v", format, i, err)
+				}
+				var c bytes.Buffer
+				if err := json.Compact(&c, m); err != nil {
+					t.Fatal(err)
+				}
+				back, err := SourceLine(c.Bytes())
+				if err != nil || i >= len(msgLines) || !bytes.Equal(back, msgLines[i]) {
+					t.Fatalf("%s: message %d does not give its line back: %q, %v", format, i, back, err)
+				}
+			}
+		}
+	})
+}
+
+// isEvent reports whether line is one of s's events (by identity of bytes;
+// good enough for the fuzzer, which only needs the message lines in order).
+func isEvent(s *Session, line []byte) bool {
+	for _, e := range s.Events {
+		if bytes.Equal(e, line) {
+			return true
+		}
+	}
+	return false
+}

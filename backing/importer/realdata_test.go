@@ -1,0 +1,307 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// dataDir holds real sessions written by the agents (see SOURCES.md there).
+const dataDir = "../../../shared/data"
+
+type dataFile struct {
+	path   string
+	format Format
+}
+
+func dataFiles(t *testing.T) []dataFile {
+	t.Helper()
+	if _, err := os.Stat(dataDir); err != nil {
+		t.Skipf("no real sessions: %v", err)
+	}
+	var out []dataFile
+	for dir, f := range map[string]Format{"claude-code": ClaudeCode, "codex": Codex} {
+		paths, err := filepath.Glob(filepath.Join(dataDir, dir, "*.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(paths) == 0 {
+			t.Fatalf("no files in %s/%s", dataDir, dir)
+		}
+		for _, p := range paths {
+			out = append(out, dataFile{p, f})
+		}
+	}
+	return out
+}
+
+// rawLines splits a file the plain way: non-empty lines without '\n'.
+func rawLines(t *testing.T, path string) [][]byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// expected says what a line should become, worked out here from the
+// format's description with generic JSON values, not with the package's
+// helpers: isMsg, the role, and the Claude Code uuid.
+func expected(f Format, line []byte) (isMsg bool, role, uuid string) {
+	var v any
+	if json.Unmarshal(line, &v) != nil {
+		return false, "", ""
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return false, "", ""
+	}
+	hasContent := func(c any) bool {
+		switch c.(type) {
+		case string, []any:
+			return true
+		}
+		return false
+	}
+	typ, _ := obj["type"].(string)
+	if f == ClaudeCode {
+		if typ != "user" && typ != "assistant" && typ != "system" {
+			return false, "", ""
+		}
+		uuid, _ = obj["uuid"].(string)
+		var content any
+		role = typ
+		if msg, ok := obj["message"].(map[string]any); ok {
+			content = msg["content"]
+			if r, _ := msg["role"].(string); r != "" {
+				role = r
+			}
+		} else if typ == "system" {
+			content = obj["content"]
+		}
+		return hasContent(content), role, uuid
+	}
+	p, _ := obj["payload"].(map[string]any)
+	if typ != "response_item" || p == nil {
+		return false, "", ""
+	}
+	switch p["type"] {
+	case "message":
+		role, _ = p["role"].(string)
+		return role != "" && hasContent(p["content"]), role, ""
+	case "reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call":
+		return true, "assistant", ""
+	case "function_call_output", "custom_tool_call_output":
+		return true, "tool", ""
+	}
+	return false, "", ""
+}
+
+type stored struct {
+	ID         *string         `json:"id"`
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	TS         *string         `json:"ts"`
+	Source     json.RawMessage `json:"source"`
+	SourceLine *string         `json:"source_line"`
+}
+
+func TestRealSessions(t *testing.T) {
+	for _, df := range dataFiles(t) {
+		t.Run(filepath.Base(df.path), func(t *testing.T) { checkFile(t, df) })
+	}
+}
+
+func checkFile(t *testing.T, df dataFile) {
+	fh, err := os.Open(df.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Detect(fh)
+	fh.Close()
+	if err != nil || got != df.format {
+		t.Fatalf("Detect = %q, %v; want %q", got, err, df.format)
+	}
+	s, err := DecodeFile(df.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Format != df.format || s.SourceID == "" || s.Title == "" || s.Created.IsZero() {
+		t.Errorf("format %q, source id %q, title %q, created %v: want all set",
+			s.Format, s.SourceID, s.Title, s.Created)
+	}
+	lines := rawLines(t, df.path)
+	if n := len(s.Messages) + len(s.Events); n != len(lines) {
+		t.Fatalf("%d messages + %d events = %d, file has %d non-empty lines",
+			len(s.Messages), len(s.Events), n, len(lines))
+	}
+	if len(s.EventAt) != len(s.Events) {
+		t.Fatalf("%d EventAt for %d events", len(s.EventAt), len(s.Events))
+	}
+
+	wantRoles, gotRoles := map[string]int{}, map[string]int{}
+	ids := map[string]bool{}
+	var lineUUIDs []string // uuids of every user/assistant line, message or not
+	mi, ei, viaString := 0, 0, 0
+	for n, line := range lines {
+		isMsg, role, uuid := expected(df.format, line)
+		if typ := typeOf(line); df.format == ClaudeCode && uuid != "" &&
+			(typ == "user" || typ == "assistant") {
+			lineUUIDs = append(lineUUIDs, uuid)
+		}
+		if !isMsg {
+			if ei >= len(s.Events) || !bytes.Equal(s.Events[ei], line) {
+				t.Fatalf("line %d should be event %d, unchanged", n+1, ei)
+			}
+			if s.EventAt[ei] != mi {
+				t.Errorf("event %d at %d, want %d", ei, s.EventAt[ei], mi)
+			}
+			ei++
+			continue
+		}
+		wantRoles[role]++
+		if mi >= len(s.Messages) {
+			t.Fatalf("line %d should be message %d; there are %d", n+1, mi, len(s.Messages))
+		}
+		raw := s.Messages[mi]
+		mi++
+		if err := backing.ValidateMessage(raw); err != nil {
+			t.Errorf("line %d: %v", n+1, err)
+		}
+		var m stored
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("line %d: %v", n+1, err)
+		}
+		gotRoles[m.Role]++
+		if m.Role != role {
+			t.Errorf("line %d: role %q, want %q", n+1, m.Role, role)
+		}
+		checkSource(t, n+1, raw, m, line)
+		if m.SourceLine != nil {
+			viaString++
+		}
+		if ts := timestampOf(line); ts != "" && (m.TS == nil || *m.TS != ts) {
+			t.Errorf("line %d: ts %v, want %q", n+1, m.TS, ts)
+		}
+		switch df.format {
+		case ClaudeCode:
+			if uuid != "" && (m.ID == nil || *m.ID != uuid) {
+				t.Errorf("line %d: id %v, want the uuid %q", n+1, m.ID, uuid)
+			}
+			if m.ID != nil {
+				ids[*m.ID] = true
+			}
+		case Codex:
+			if m.ID != nil {
+				t.Errorf("line %d: Codex message has id %q", n+1, *m.ID)
+			}
+		}
+	}
+	if !maps.Equal(gotRoles, wantRoles) {
+		t.Errorf("roles %v, want %v", gotRoles, wantRoles)
+	}
+	for _, u := range lineUUIDs {
+		if !ids[u] {
+			t.Errorf("uuid %s of a user/assistant line is no message's id", u)
+		}
+	}
+	if df.format == Codex {
+		checkCallIDs(t, s, lines)
+	}
+	t.Logf("%s: %d messages %v, %d events, %d kept as source_line; title %q",
+		filepath.Base(df.path), len(s.Messages), gotRoles, len(s.Events), viaString, s.Title)
+}
+
+// checkSource: the line is embedded byte for byte, and can be regenerated
+// exactly from the message as the store will keep it (compacted).
+func checkSource(t *testing.T, n int, raw []byte, m stored, line []byte) {
+	t.Helper()
+	if !bytes.Equal(m.Source, line) {
+		t.Errorf("line %d: source is not the line's bytes", n)
+	}
+	var c bytes.Buffer
+	if err := json.Compact(&c, raw); err != nil {
+		t.Fatal(err)
+	}
+	back, err := SourceLine(c.Bytes())
+	if err != nil || !bytes.Equal(back, line) {
+		t.Errorf("line %d: SourceLine after compaction differs (%v)", n, err)
+	}
+	var lc bytes.Buffer
+	if err := json.Compact(&lc, line); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(lc.Bytes(), line) { // the agents' own lines are compact
+		var sc bytes.Buffer
+		json.Compact(&sc, m.Source)
+		if !bytes.Equal(sc.Bytes(), line) || m.SourceLine != nil {
+			t.Errorf("line %d: compact source should re-marshal to the line alone", n)
+		}
+	}
+}
+
+// checkCallIDs: every function_call's call_id is in some message.
+func checkCallIDs(t *testing.T, s *Session, lines [][]byte) {
+	t.Helper()
+	have := map[string]bool{}
+	for _, raw := range s.Messages {
+		var m struct {
+			Content []map[string]any `json:"content"`
+		}
+		json.Unmarshal(raw, &m) // string contents leave it empty
+		for _, b := range m.Content {
+			if id, ok := b["call_id"].(string); ok {
+				have[id] = true
+			}
+		}
+	}
+	calls := 0
+	for _, line := range lines {
+		var l struct {
+			Payload struct {
+				Type   string `json:"type"`
+				CallID string `json:"call_id"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(line, &l) != nil || l.Payload.Type != "function_call" {
+			continue
+		}
+		calls++
+		if l.Payload.CallID == "" || !have[l.Payload.CallID] {
+			t.Errorf("call_id %q of a function_call is in no message", l.Payload.CallID)
+		}
+	}
+	if calls == 0 && bytes.Contains(bytes.Join(lines, nil), []byte(`"function_call"`)) {
+		t.Error("found no function_call lines to check")
+	}
+}
+
+func typeOf(line []byte) string {
+	var l struct {
+		Type any `json:"type"`
+	}
+	json.Unmarshal(line, &l)
+	s, _ := l.Type.(string)
+	return s
+}
+
+func timestampOf(line []byte) string {
+	var l struct {
+		Timestamp any `json:"timestamp"`
+	}
+	json.Unmarshal(line, &l)
+	s, _ := l.Timestamp.(string)
+	return s
+}

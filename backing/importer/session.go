@@ -1,0 +1,287 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// Format names a source format.
+type Format string
+
+// The formats Decode reads.
+const (
+	ClaudeCode Format = "claude-code"
+	Codex      Format = "codex"
+)
+
+// ErrUnknownFormat is returned when a file is not in a format this
+// package reads.
+var ErrUnknownFormat = errors.New("importer: unknown format")
+
+// Session is one decoded source session. Every non-empty line of the
+// source ends up in exactly one of Messages and Events, so nothing is lost.
+type Session struct {
+	Format   Format
+	SourceID string // the agent's own session id
+	Title    string
+	Cwd      string
+	Model    string
+	Provider string
+	Created  time.Time // see the decoders for where it comes from
+	Extra    map[string]json.RawMessage
+
+	// Messages are store messages in file order: JSON objects with role,
+	// content, ts (when the line has one), id (Claude Code's uuid) and
+	// source, each of which passes backing.ValidateMessage.
+	Messages [][]byte
+	// Events are the lines that are not messages, unchanged (no newline).
+	Events [][]byte
+	// EventAt[i] is len(Messages) when Events[i] was read: its place among
+	// the messages, so that an export can put the lines back in order.
+	EventAt []int
+}
+
+func (s *Session) addEvent(line []byte) {
+	s.Events = append(s.Events, line)
+	s.EventAt = append(s.EventAt, len(s.Messages))
+}
+
+func (s *Session) setExtra(key string, v json.RawMessage) {
+	if v == nil {
+		return
+	}
+	if s.Extra == nil {
+		s.Extra = map[string]json.RawMessage{}
+	}
+	s.Extra[key] = v
+}
+
+// LineError reports a line Decode could not use. Line is 1-based and
+// counts every line of the file, empty ones too.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Decode reads a whole source file in format f.
+func Decode(r io.Reader, f Format) (*Session, error) {
+	var d lineDecoder
+	switch f {
+	case ClaudeCode:
+		d = newClaudeDecoder()
+	case Codex:
+		d = newCodexDecoder()
+	default:
+		return nil, fmt.Errorf("%w: %q", ErrUnknownFormat, f)
+	}
+	err := eachLine(r, func(n int, line []byte) error {
+		if !json.Valid(line) {
+			var v any
+			return &LineError{n, fmt.Errorf("not valid JSON: %v", json.Unmarshal(line, &v))}
+		}
+		if err := d.line(line); err != nil {
+			return &LineError{n, err}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f, err)
+	}
+	s := d.finish()
+	s.Format = f
+	return s, nil
+}
+
+// DecodeFile detects the format of the file at path and decodes it.
+func DecodeFile(path string) (*Session, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	f, err := Detect(fh)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := fh.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	s, err := Decode(fh, f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// lineDecoder is what one format supplies: it sees each non-empty line,
+// which is valid JSON, then builds the session.
+type lineDecoder interface {
+	line(line []byte) error
+	finish() *Session
+}
+
+// eachLine calls fn with every non-empty line and its 1-based number. The
+// line excludes its '\n' and is a fresh slice fn may keep. A '\r' before
+// the newline stays: it is a byte of the file, and JSON allows it.
+func eachLine(r io.Reader, fn func(n int, line []byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			return err
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		if len(bytes.TrimSpace(line)) > 0 {
+			if ferr := fn(n, line); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// message is the parts of a store message taken from a source line. Each
+// field is a raw JSON value as the source spells it; id and ts may be nil.
+type message struct {
+	id, role, content, ts json.RawMessage
+}
+
+// build writes the store message for line. It is assembled by hand rather
+// than with json.Marshal because Marshal would re-encode the source
+// (escaping <, > and &), and the point of "source" is to keep the line's
+// bytes. The store compacts messages, which would drop any whitespace
+// between tokens of the line, so a line that is not already compact is
+// also kept whole as the string "source_line" (see SourceLine).
+func (m message) build(line []byte) ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(len(m.content) + len(line) + 128)
+	b.WriteByte('{')
+	if m.id != nil {
+		b.WriteString(`"id":`)
+		b.Write(m.id)
+		b.WriteByte(',')
+	}
+	b.WriteString(`"role":`)
+	b.Write(m.role)
+	b.WriteString(`,"content":`)
+	b.Write(m.content)
+	if m.ts != nil {
+		b.WriteString(`,"ts":`)
+		b.Write(m.ts)
+	}
+	b.WriteString(`,"source":`)
+	b.Write(line)
+	if !isCompact(line) {
+		quoted, err := json.Marshal(string(line))
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(`,"source_line":`)
+		b.Write(quoted)
+	}
+	b.WriteByte('}')
+	out := b.Bytes()
+	if err := backing.ValidateMessage(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func isCompact(line []byte) bool {
+	var b bytes.Buffer
+	if json.Compact(&b, line) != nil {
+		return false
+	}
+	return bytes.Equal(b.Bytes(), line)
+}
+
+// SourceLine gives back the exact source line a message was decoded from,
+// from the message as built here or as the store keeps it (compacted).
+func SourceLine(msg []byte) ([]byte, error) {
+	var m struct {
+		Source     json.RawMessage `json:"source"`
+		SourceLine *string         `json:"source_line"`
+	}
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return nil, err
+	}
+	if m.SourceLine != nil {
+		return []byte(*m.SourceLine), nil
+	}
+	if m.Source == nil {
+		return nil, errors.New("importer: message has no source")
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, m.Source); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// fields decodes a line as a JSON object, keeping each value raw. It
+// returns nil for valid JSON that is not an object (a string, a number).
+func fields(raw []byte) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// str is the value of a JSON string, or "" for anything else.
+func str(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// kind is the first byte of a raw JSON value: '"', '[', '{', … or 0.
+func kind(raw json.RawMessage) byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return 0
+	}
+	return raw[0]
+}
+
+// stringOrNil keeps raw if it is a JSON string: the store wants id and ts
+// to be strings, and a line with anything else there just goes without.
+func stringOrNil(raw json.RawMessage) json.RawMessage {
+	if kind(raw) == '"' {
+		return raw
+	}
+	return nil
+}
+
+// parseTime reads an RFC 3339 timestamp, the zero time otherwise.
+func parseTime(raw json.RawMessage) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, str(raw))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// blockArray wraps one JSON value as a one-element array: the content of a
+// message made of a single block.
+func blockArray(v json.RawMessage) json.RawMessage {
+	out := make([]byte, 0, len(v)+2)
+	out = append(out, '[')
+	out = append(out, v...)
+	return append(out, ']')
+}
