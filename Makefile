@@ -21,9 +21,9 @@ test: vet
 
 FUZZTIME ?= 60s
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeLines$$' -fuzztime $(FUZZTIME) ./backing/
-	$(GO) test -run '^$$' -fuzz '^FuzzValidateMessage$$' -fuzztime $(FUZZTIME) ./backing/
-	$(GO) test -run '^$$' -fuzz '^FuzzMarkdown$$' -fuzztime $(FUZZTIME) ./render/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeLines$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./backing/
+	$(GO) test -run '^$$' -fuzz '^FuzzValidateMessage$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./backing/
+	$(GO) test -run '^$$' -fuzz '^FuzzMarkdown$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./render/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./backing/ | tee bench.txt

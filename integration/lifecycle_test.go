@@ -1,0 +1,71 @@
+package integration
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// `sessfs mount --daemon` returns once the mount is up, with a line saying
+// how to unmount; `sessfs umount` takes it down and the daemon exits.
+func TestMountDaemonAndUmount(t *testing.T) {
+	requireFUSE(t)
+	needCLI(t)
+	store := filepath.Join(t.TempDir(), "store")
+	mnt := mountDir(t)
+	cli(t, store, "new", "s")
+	out := cli(t, store, "mount", "--daemon", mnt)
+	if !isMountPoint(mnt) {
+		t.Fatalf("mount --daemon returned (%q) but %s is not a mount point", out, mnt)
+	}
+	if !strings.Contains(out, "sessfs umount") {
+		t.Errorf("mount --daemon says %q; want how to unmount", out)
+	}
+	if got := ls(t, mnt); !contains(got, "s") {
+		t.Errorf("ls of the daemon's mount = %q", got)
+	}
+	run(t, sessfsBin, "umount", mnt)
+	if isMountPoint(mnt) {
+		forceUnmount(mnt)
+		t.Fatal("still mounted after sessfs umount")
+	}
+	// The daemon is gone: nothing serves the store any more.
+	eventually(t, 5*time.Second, "the daemon to exit", func() (bool, string) {
+		err := exec.Command("pgrep", "-f", "sessfs mount --store "+store).Run()
+		return err != nil, "pgrep still finds it"
+	})
+}
+
+// Ctrl-C (SIGINT) and an unmount by another program each end a foreground
+// mount with exit 0.
+func TestMountEndsCleanly(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "store")
+	for _, how := range []string{"SIGINT", "fusermount3 -u"} {
+		mnt := mountDir(t)
+		p := startMountProc(t, store, mnt)
+		switch how {
+		case "SIGINT":
+			p.cmd.Process.Signal(syscall.SIGINT)
+		default:
+			if _, err := exec.LookPath("fusermount3"); err != nil {
+				run(t, "umount", mnt) // root without fuse3: umount(8) does the same
+			} else {
+				run(t, "fusermount3", "-u", mnt)
+			}
+		}
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: sessfs mount still running after 10 s", how)
+		}
+		if p.err != nil {
+			t.Errorf("%s: sessfs mount exited with %v, want 0\n%s", how, p.err, p.stderr.String())
+		}
+		if isMountPoint(mnt) {
+			t.Errorf("%s: %s still mounted", how, mnt)
+		}
+	}
+}
