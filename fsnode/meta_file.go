@@ -65,9 +65,9 @@ func (n *metaFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	if err != nil {
 		return nil, 0, toErrno(err)
 	}
-	h := &metaHandle{node: n, buf: doc}
+	h := &metaHandle{node: n, buf: buffer{data: doc, max: maxMeta}}
 	if flags&syscall.O_TRUNC != 0 {
-		h.buf, h.dirty = nil, true
+		h.buf.data, h.dirty = nil, true
 	}
 	if isWrite(flags) {
 		caller, _ := fuse.FromContext(ctx)
@@ -142,7 +142,9 @@ func (n *metaFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAt
 		}
 		return n.Getattr(ctx, nil, out)
 	}
-	h.truncate(int(sz))
+	if errno := h.truncate(int64(sz)); errno != 0 {
+		return errno
+	}
 	return h.getattr(out)
 }
 

@@ -18,7 +18,7 @@ type metaHandle struct {
 	node *metaFile
 
 	mu      sync.Mutex
-	buf     []byte
+	buf     buffer
 	dirty   bool
 	written bool // a write arrived: a later size-0 Setattr is not O_TRUNC's
 }
@@ -37,20 +37,15 @@ const maxMeta = 1 << 20
 func (h *metaHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return fuse.ReadResultData(append([]byte(nil), slice(h.buf, off, len(dest))...)), 0
+	return fuse.ReadResultData(h.buf.read(off, len(dest))), 0
 }
 
 func (h *metaHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	end := off + int64(len(data))
-	if end > maxMeta {
-		return 0, syscall.EFBIG
+	if errno := h.buf.writeAt(data, off); errno != 0 {
+		return 0, errno
 	}
-	if end > int64(len(h.buf)) {
-		h.buf = append(h.buf, make([]byte, end-int64(len(h.buf)))...)
-	}
-	copy(h.buf[off:], data)
 	h.dirty, h.written = true, true
 	return uint32(len(data)), 0
 }
@@ -61,18 +56,11 @@ func (h *metaHandle) fresh() bool {
 	return !h.written
 }
 
-func (h *metaHandle) truncate(size int) {
+func (h *metaHandle) truncate(size int64) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if size > maxMeta {
-		size = maxMeta
-	}
-	if size <= len(h.buf) {
-		h.buf = h.buf[:size]
-	} else {
-		h.buf = append(h.buf, make([]byte, size-len(h.buf))...)
-	}
 	h.dirty = true
+	return h.buf.truncate(size)
 }
 
 func (h *metaHandle) getattr(out *fuse.AttrOut) syscall.Errno {
@@ -82,7 +70,7 @@ func (h *metaHandle) getattr(out *fuse.AttrOut) syscall.Errno {
 	if fi, err := h.node.s.MetaModTime(); err == nil {
 		mtime = fi.ModTime()
 	}
-	h.node.fsys.attr(&out.Attr, syscall.S_IFREG|0o644, int64(len(h.buf)), mtime)
+	h.node.fsys.attr(&out.Attr, syscall.S_IFREG|0o644, int64(len(h.buf.data)), mtime)
 	return 0
 }
 
@@ -93,12 +81,12 @@ func (h *metaHandle) Flush(ctx context.Context) syscall.Errno {
 		return 0
 	}
 	h.dirty = false
-	if _, err := h.node.s.EditMeta(h.buf); err != nil {
+	if _, err := h.node.s.EditMeta(h.buf.data); err != nil {
 		return toErrno(err)
 	}
 	// Later reads through this handle show what was stored.
 	if doc, err := h.node.doc(); err == nil {
-		h.buf = doc
+		h.buf.data = doc
 	}
 	return 0
 }

@@ -54,7 +54,7 @@ func (s *scratchSet) create(fsys *FS, name string) (*scratchFile, syscall.Errno)
 		return nil, syscall.ENOSPC
 	}
 	seq := strconv.FormatUint(scratchSeq.Add(1), 10)
-	f := &scratchFile{base: base{fsys: fsys}, mtime: time.Now(), ino: ino(kindScratch, seq)}
+	f := &scratchFile{base: base{fsys: fsys}, buf: buffer{max: maxScratchSize}, mtime: time.Now(), ino: ino(kindScratch, seq)}
 	s.files[name] = f
 	return f, 0
 }

@@ -19,7 +19,7 @@ type scratchFile struct {
 	ino uint64 // its own: a new file of an old name is a new inode
 
 	mu    sync.Mutex
-	data  []byte
+	buf   buffer
 	mtime time.Time
 }
 
@@ -40,7 +40,7 @@ var (
 func (n *scratchFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.fsys.attr(&out.Attr, fileMode|0o600, int64(len(n.data)), n.mtime)
+	n.fsys.attr(&out.Attr, fileMode|0o600, int64(len(n.buf.data)), n.mtime)
 	return 0
 }
 
@@ -48,17 +48,13 @@ func (n *scratchFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.A
 // make to their files, as no-ops.
 func (n *scratchFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	if sz, ok := in.GetSize(); ok {
-		if sz > maxScratchSize {
-			return syscall.EFBIG
-		}
 		n.mu.Lock()
-		if int(sz) <= len(n.data) {
-			n.data = n.data[:sz]
-		} else {
-			n.data = append(n.data, make([]byte, int(sz)-len(n.data))...)
-		}
+		errno := n.buf.truncate(int64(sz))
 		n.mtime = time.Now()
 		n.mu.Unlock()
+		if errno != 0 {
+			return errno
+		}
 	}
 	return n.Getattr(ctx, fh, out)
 }
@@ -66,7 +62,7 @@ func (n *scratchFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.Se
 func (n *scratchFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if flags&syscall.O_TRUNC != 0 {
 		n.mu.Lock()
-		n.data = nil
+		n.buf.data = nil
 		n.mu.Unlock()
 	}
 	return nil, fuse.FOPEN_DIRECT_IO, 0
@@ -75,20 +71,15 @@ func (n *scratchFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, ui
 func (n *scratchFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return fuse.ReadResultData(append([]byte(nil), slice(n.data, off, len(dest))...)), 0
+	return fuse.ReadResultData(n.buf.read(off, len(dest))), 0
 }
 
 func (n *scratchFile) Write(ctx context.Context, fh fs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	end := off + int64(len(data))
-	if end > maxScratchSize {
-		return 0, syscall.EFBIG
+	if errno := n.buf.writeAt(data, off); errno != 0 {
+		return 0, errno
 	}
-	if end > int64(len(n.data)) {
-		n.data = append(n.data, make([]byte, end-int64(len(n.data)))...)
-	}
-	copy(n.data[off:], data)
 	n.mtime = time.Now()
 	return uint32(len(data)), 0
 }
@@ -96,5 +87,5 @@ func (n *scratchFile) Write(ctx context.Context, fh fs.FileHandle, data []byte, 
 func (n *scratchFile) content() []byte {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return append([]byte(nil), n.data...)
+	return n.buf.read(0, len(n.buf.data))
 }

@@ -89,3 +89,12 @@ func (c *cli) open() (*backing.Store, error) {
 	}
 	return backing.Open(root, backing.Options{})
 }
+
+// session opens the store and the session named name in it.
+func (c *cli) session(name string) (*backing.Session, error) {
+	st, err := c.open()
+	if err != nil {
+		return nil, err
+	}
+	return st.Session(name)
+}

@@ -31,11 +31,7 @@ appends nothing.`)
 
 	// Find the session and branch before reading stdin, so that a typo
 	// fails at once instead of after the user typed a message.
-	st, err := c.open()
-	if err != nil {
-		return c.fail(err)
-	}
-	s, err := st.Session(name)
+	s, err := c.session(name)
 	if err != nil {
 		return c.fail(err)
 	}

@@ -42,11 +42,7 @@ func runBranchRename(args []string) int {
 	if !ok {
 		return code
 	}
-	st, err := c.open()
-	if err != nil {
-		return c.fail(err)
-	}
-	s, err := st.Session(rest[0])
+	s, err := c.session(rest[0])
 	if err != nil {
 		return c.fail(err)
 	}
@@ -65,11 +61,7 @@ trash folder.`)
 	if !ok {
 		return code
 	}
-	st, err := c.open()
-	if err != nil {
-		return c.fail(err)
-	}
-	s, err := st.Session(rest[0])
+	s, err := c.session(rest[0])
 	if err != nil {
 		return c.fail(err)
 	}

@@ -33,11 +33,7 @@ messages it starts with.`)
 	if !ok {
 		return code
 	}
-	st, err := c.open()
-	if err != nil {
-		return c.fail(err)
-	}
-	s, err := st.Session(rest[0])
+	s, err := c.session(rest[0])
 	if err != nil {
 		return c.fail(err)
 	}

@@ -29,11 +29,7 @@ copied.`)
 	if c.fs.Changed("at") && *atTurn < 1 {
 		return c.usageError(fmt.Sprintf("--at %d: turns count from 1", *atTurn))
 	}
-	st, err := c.open()
-	if err != nil {
-		return c.fail(err)
-	}
-	s, err := st.Session(name)
+	s, err := c.session(name)
 	if err != nil {
 		return c.fail(err)
 	}

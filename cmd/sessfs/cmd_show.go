@@ -38,11 +38,7 @@ messages.jsonl. With --turn, only turn N (1-based).`)
 		return c.usageError(fmt.Sprintf("--turn %d: turns count from 1", *turn))
 	}
 
-	st, err := c.open()
-	if err != nil {
-		return c.fail(err)
-	}
-	s, err := st.Session(rest[0])
+	s, err := c.session(rest[0])
 	if err != nil {
 		return c.fail(err)
 	}

@@ -1,0 +1,40 @@
+package fsnode
+
+import "syscall"
+
+// buffer is a small file's bytes held in memory and written at offsets:
+// meta.json's pending edit, a scratch file. The caller holds its lock.
+type buffer struct {
+	data []byte
+	max  int64
+}
+
+func (b *buffer) writeAt(p []byte, off int64) syscall.Errno {
+	end := off + int64(len(p))
+	if end > b.max {
+		return syscall.EFBIG
+	}
+	if end > int64(len(b.data)) {
+		b.data = append(b.data, make([]byte, end-int64(len(b.data)))...)
+	}
+	copy(b.data[off:], p)
+	return 0
+}
+
+func (b *buffer) truncate(size int64) syscall.Errno {
+	if size > b.max {
+		return syscall.EFBIG
+	}
+	if size <= int64(len(b.data)) {
+		b.data = b.data[:size]
+	} else {
+		b.data = append(b.data, make([]byte, size-int64(len(b.data)))...)
+	}
+	return 0
+}
+
+// read copies up to n bytes from off: the caller's lock is released
+// before the kernel gets them.
+func (b *buffer) read(off int64, n int) []byte {
+	return append([]byte(nil), slice(b.data, off, n)...)
+}
