@@ -7,7 +7,7 @@ DEMO_STORE ?= $(CURDIR)/demo-store
 DEMO_MNT   ?= $(CURDIR)/mnt
 DEMO_DATA  ?= $(CURDIR)/../shared/data
 
-.PHONY: build test fuzz bench demo fmt vet clean
+.PHONY: build test test-long fuzz bench demo fmt vet clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/sessfs
@@ -18,6 +18,12 @@ build:
 test: vet
 	$(GO) test -race -count=1 ./...
 	$(MAKE) fuzz FUZZTIME=10s
+
+# The long mode: 50 random kill points for each crash test, a minute of
+# each fuzz target.
+test-long: vet
+	SESSFS_TEST_LONG=1 $(GO) test -count=1 -run 'TestCrash' -timeout 30m ./integration/
+	$(MAKE) fuzz FUZZTIME=60s
 
 FUZZTIME ?= 60s
 fuzz:

@@ -111,18 +111,23 @@ func checkMountpoint(mnt, root string) error {
 	if within(mnt, root) || within(root, mnt) {
 		return fmt.Errorf("mount point %s is inside or over the store %s: choose a folder outside it", mnt, root)
 	}
-	_, err := os.Stat(mnt)
-	if errors.Is(err, syscall.ENOTCONN) {
+	if deadMount(mnt) {
 		fmt.Fprintf(os.Stderr, "sessfs mount: %s is a dead mount (its daemon is gone); unmounting it first\n", mnt)
 		if err := unmount(mnt, true); err != nil {
 			return fmt.Errorf("clear the dead mount at %s: %w", mnt, err)
 		}
-		_, err = os.Stat(mnt)
 	}
-	if err != nil {
-		return err
-	}
-	return nil
+	_, err := os.Stat(mnt)
+	return err
+}
+
+// deadMount reports whether mnt is a FUSE mount whose daemon is gone.
+// statfs, which the kernel never answers from its cache, tells: a stat
+// may still be served from cached attributes for a while.
+func deadMount(mnt string) bool {
+	var s syscall.Statfs_t
+	err := syscall.Statfs(mnt, &s)
+	return errors.Is(err, syscall.ENOTCONN) || errors.Is(err, syscall.ECONNABORTED)
 }
 
 // within reports whether path is dir or below it.
