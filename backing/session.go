@@ -75,6 +75,9 @@ func (s *Session) Meta() (Meta, error) {
 	return m, nil
 }
 
+// MetaBytes reads meta.json as it is on disk, parseable or not.
+func (s *Session) MetaBytes() ([]byte, error) { return os.ReadFile(s.path("meta.json")) }
+
 // MetaModTime is when meta.json last changed.
 func (s *Session) MetaModTime() (fi os.FileInfo, err error) {
 	return os.Stat(s.path("meta.json"))

@@ -124,6 +124,13 @@ func (h *appendHandle) writeJSON(data []byte) error {
 	}
 	if len(lines) > 0 {
 		if err := h.ref.s.Append(h.branchName(), lines); err != nil {
+			if !errors.Is(err, backing.ErrInvalid) && !errors.Is(err, backing.ErrTooLarge) {
+				// A store failure (disk full): the handle stays as it
+				// was before this request, so the writer can send the
+				// same bytes again. The kernel reports a short write
+				// when a split write fails after its first piece.
+				return err
+			}
 			h.pending = nil
 			if len(buf) > 0 {
 				h.discard = err

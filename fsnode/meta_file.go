@@ -2,6 +2,7 @@ package fsnode
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"syscall"
 
@@ -29,8 +30,13 @@ var (
 	_ = (fs.NodeSetattrer)((*metaFile)(nil))
 )
 
+// doc is the document as meta.json shows it. One the store cannot parse
+// is shown as its bytes, so a person can see it and fix it (fsck too).
 func (n *metaFile) doc() ([]byte, error) {
 	m, err := n.s.Meta()
+	if errors.Is(err, backing.ErrInvalid) {
+		return n.s.MetaBytes()
+	}
 	if err != nil {
 		return nil, err
 	}

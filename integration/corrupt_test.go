@@ -1,0 +1,140 @@
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/fsnode"
+)
+
+// A store with damaged sessions still mounts; every other session works,
+// each damaged one serves what is intact, and fsck reports each damage.
+func TestCorruptStoreMounts(t *testing.T) {
+	requireFUSE(t)
+	storeDir := filepath.Join(t.TempDir(), "store")
+	st, err := backing.Open(storeDir, backing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logOf := func(s *backing.Session) string {
+		b, err := s.Branch("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(s.Dir(), "logs", b.ID+".jsonl")
+	}
+	appendRaw := func(path, data string) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		f.WriteString(data)
+	}
+	good := newSession(t, st, "good", "fine", jsonMsg("user", "all is well"))
+	_ = good
+	torn := newSession(t, st, "torn", "", jsonMsg("user", "before the tear"))
+	appendRaw(logOf(torn), `{"role":"user","content":"half`)
+	garbage := newSession(t, st, "garbage", "", jsonMsg("user", "before the garbage"))
+	appendRaw(logOf(garbage), "\x00\x01 garbage bytes\n{\"role\":\"user\",\"content\":\"bad utf8 \xff\"}\n")
+	if err := garbage.Append("", [][]byte{[]byte(jsonMsg("assistant", "after the garbage"))}); err != nil {
+		t.Fatal(err)
+	}
+	nometa := newSession(t, st, "nometa", "", jsonMsg("user", "meta is gone"))
+	os.Remove(filepath.Join(nometa.Dir(), "meta.json"))
+	badmeta := newSession(t, st, "badmeta", "", jsonMsg("user", "meta is broken"))
+	os.WriteFile(filepath.Join(badmeta.Dir(), "meta.json"), []byte("{not json"), 0o600)
+	orphan := newSession(t, st, "orphan", "", jsonMsg("user", "on main"))
+	b, err := orphan.Fork("", backing.Head, "lost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	main, _ := orphan.Branch("")
+	// The fork's parent vanishes (not through sessfs, which refuses that).
+	os.Remove(filepath.Join(orphan.Dir(), "branches", main.ID+".json"))
+	_ = b
+
+	m := mountStore(t, storeDir, mountDir(t), fsnode.Options{})
+	if got := ls(t, m.Dir); len(got) != 8 {
+		t.Errorf("ls of the mount = %q, want 6 sessions and archive, trash", got)
+	}
+	for name, want := range map[string]string{
+		"good":    "all is well",
+		"torn":    "before the tear",
+		"garbage": "after the garbage",
+		"nometa":  "meta is gone",
+		"badmeta": "meta is broken",
+	} {
+		got := cat(t, m.P(name, "transcript.md"))
+		if !strings.Contains(got, want) {
+			t.Errorf("%s/transcript.md lacks %q:\n%s", name, want, got)
+		}
+		if name == "garbage" && (!strings.Contains(got, "before the garbage") || strings.Contains(got, "garbage bytes")) {
+			t.Errorf("garbage/transcript.md should skip the bad lines and keep the rest:\n%s", got)
+		}
+	}
+	if got := cat(t, m.P("torn", "messages.jsonl")); strings.Contains(got, "half") {
+		t.Errorf("a torn line is shown: %q", got)
+	}
+	// A broken meta.json reads as its bytes, so a person can see and fix it.
+	if got := cat(t, m.P("badmeta", "meta.json")); got != "{not json" {
+		t.Errorf("badmeta/meta.json = %q", got)
+	}
+	// The branch whose parent is gone is refused; the session's main works.
+	if r := runCmd(t, "", "cat", m.P("orphan", "branches", "lost", "transcript.md")); r.code == 0 {
+		t.Errorf("reading a branch whose parent is gone succeeded: %q", r.stdout)
+	}
+	// Appends still work on the damaged sessions, after the torn line.
+	sh(t, `echo "after the tear" >> "$1"`, m.P("torn", "append"))
+	if got := cat(t, m.P("torn", "transcript.md")); !strings.Contains(got, "after the tear") || strings.Contains(got, "half") {
+		t.Errorf("torn after an append:\n%s", got)
+	}
+	m.Unmount(t)
+
+	needCLI(t)
+	r := cliResult(t, storeDir, "", "fsck")
+	if r.code == 0 {
+		t.Fatalf("fsck found nothing in a damaged store: %v", r)
+	}
+	for _, want := range []string{"is not a message", "meta.json", "parent"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("fsck output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// A full disk fails an append with ENOSPC, leaves the store as it was,
+// and the next append that fits works.
+func TestFullDisk(t *testing.T) {
+	requireFUSE(t)
+	tiny := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", tiny).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs to fill (%v: %s)", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", tiny).Run() })
+	storeDir := filepath.Join(tiny, "store")
+	st, err := backing.Open(storeDir, backing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newSession(t, st, "s", "", jsonMsg("user", "first"))
+	m := mountStore(t, storeDir, mountDir(t), fsnode.Options{})
+	before := cat(t, m.P("s", "messages.jsonl"))
+	wantErrno(t, "ENOSPC", "a 2 MiB message on a 1 MiB disk", `
+fd = os.open(A[0], os.O_WRONLY | os.O_APPEND)
+data = (json.dumps({"role": "user", "content": "x" * (2 << 20)}) + "\n").encode()
+while data:  # the kernel splits it at max_write and may report a short write
+    data = data[os.write(fd, data):]
+`, m.P("s", "append"))
+	if got := cat(t, m.P("s", "messages.jsonl")); got != before {
+		t.Errorf("a failed append changed the session: %d bytes, was %d", len(got), len(before))
+	}
+	sh(t, `echo small >> "$1"`, m.P("s", "append"))
+	if got := cat(t, m.P("s", "transcript.md")); !strings.Contains(got, "small") {
+		t.Errorf("an append after the full disk is missing:\n%s", got)
+	}
+}
