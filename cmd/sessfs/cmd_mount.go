@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 
@@ -76,21 +77,34 @@ func runMount(args []string) int {
 	if err != nil {
 		return c.fail(fmt.Errorf("mount %s: %w", mnt, err))
 	}
-	// Unmount cleanly on Ctrl-C and SIGTERM; Wait returns once unmounted,
-	// whoever unmounts.
+	// Unmount on Ctrl-C and SIGTERM; Wait returns once unmounted, whoever
+	// unmounts.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
-		for range sigs {
-			if err := server.Unmount(); err != nil {
-				c.warn(fmt.Errorf("unmount %s: %w (close what uses it, or: sessfs umount %s)", mnt, err, mnt))
-			}
+		<-sigs
+		if server.Unmount() == nil {
+			return
 		}
+		// Files are open: detach the mount now (nothing new can be
+		// opened), let the requests in flight and the open files finish
+		// for a grace period, then go; what is still open then fails
+		// with ENOTCONN. The store is crash-safe either way.
+		if err := unmount(mnt, true); err != nil {
+			c.warn(fmt.Errorf("detach %s: %w", mnt, err))
+		}
+		time.Sleep(shutdownGrace)
+		fmt.Fprintf(os.Stderr, "sessfs mount: files under %s still open after %v; exiting\n", mnt, shutdownGrace)
+		os.Exit(exitOK)
 	}()
 	reportReady(mnt)
 	server.Wait()
 	return exitOK
 }
+
+// shutdownGrace is how long a mount asked to stop while files are open
+// serves them before it exits.
+const shutdownGrace = 5 * time.Second
 
 // storeRoot is the absolute store path the command works on.
 func (c *cli) storeRoot() (string, error) {
