@@ -89,6 +89,9 @@ func (s *Session) readBranches() ([]Branch, error) {
 			continue
 		}
 		b, err := s.readBranch(id)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // deleted since the folder was read
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +168,10 @@ func (s *Session) createBranch(b Branch) (Branch, error) {
 	if err != nil {
 		return b, err
 	}
-	return b, createExclusive(s.branchFile(b.ID), append(data, '\n'))
+	// Written aside and renamed into place: a reader listing branches
+	// must never find the file created but still empty. The id is new, so
+	// nothing is replaced.
+	return b, writeFileAtomic(s.branchFile(b.ID), append(data, '\n'))
 }
 
 // Head is the fork point at the head of a branch.
