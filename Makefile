@@ -30,6 +30,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeLines$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./backing/
 	$(GO) test -run '^$$' -fuzz '^FuzzValidateMessage$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./backing/
 	$(GO) test -run '^$$' -fuzz '^FuzzMarkdown$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./render/
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendFraming$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./fsnode/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./backing/importer/
 
 # Fork time from 1k to 1M messages (flat: a fork copies nothing), and the
 # append rates next to native write+fsync, in one run on this machine.

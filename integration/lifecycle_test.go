@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -67,5 +68,30 @@ func TestMountEndsCleanly(t *testing.T) {
 		if isMountPoint(mnt) {
 			t.Errorf("%s: %s still mounted", how, mnt)
 		}
+	}
+}
+
+// A store written by a newer sessfs is refused with a message that says
+// so, and left as it was.
+func TestMountRefusesNewerFormat(t *testing.T) {
+	requireFUSE(t)
+	needCLI(t)
+	store := filepath.Join(t.TempDir(), "store")
+	cli(t, store, "new", "s")
+	format := filepath.Join(store, "FORMAT")
+	if err := os.WriteFile(format, []byte("sessfs store format 99\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mnt := mountDir(t)
+	r := cliResult(t, store, "", "mount", mnt)
+	if r.code == 0 || !strings.Contains(r.stderr, "upgrade sessfs") {
+		t.Errorf("mount of a newer store: %v", r)
+	}
+	if isMountPoint(mnt) {
+		forceUnmount(mnt)
+		t.Error("a newer store was mounted")
+	}
+	if data, _ := os.ReadFile(format); string(data) != "sessfs store format 99\n" {
+		t.Errorf("FORMAT changed to %q", data)
 	}
 }
