@@ -138,3 +138,67 @@ while data:  # the kernel splits it at max_write and may report a short write
 		t.Errorf("an append after the full disk is missing:\n%s", got)
 	}
 }
+
+// A log its user cannot read (checked as nobody: root reads anything):
+// the other sessions list and show, the damaged one is listed with the
+// error, showing it fails with a clear message, and fsck reports it and
+// repairs its mode.
+func TestUnreadableLog(t *testing.T) {
+	needCLI(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to act as another user")
+	}
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	for d := filepath.Dir(dir); d != "/"; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o001 == 0 {
+			os.Chmod(d, fi.Mode().Perm()|0o001)
+		}
+	}
+	store := filepath.Join(dir, "store")
+	cli(t, store, "new", "a")
+	cli(t, store, "append", "a", "hello a")
+	cli(t, store, "new", "b")
+	cli(t, store, "append", "b", "hello b")
+	run(t, "chown", "-R", "nobody:nogroup", store)
+	st, err := backing.Open(store, backing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := st.Session("b")
+	logs, _ := filepath.Glob(filepath.Join(b.Dir(), "logs", "*.jsonl"))
+	for _, l := range logs {
+		os.Chmod(l, 0)
+	}
+	// A copy of the binary nobody may run (the test's own is in a 0700
+	// folder).
+	bin := filepath.Join(dir, "sessfs")
+	data, err := os.ReadFile(sessfsBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	nobody := func(args ...string) result {
+		return asNobody(t, `exec "$@"`, append([]string{bin}, append(args[:1:1], append([]string{"--store", store}, args[1:]...)...)...)...)
+	}
+	if r := nobody("ls"); r.code != 0 || !strings.Contains(r.stdout, "permission denied") || !strings.Contains(r.stdout, "a ") {
+		t.Errorf("ls with an unreadable log: %v", r)
+	}
+	if r := nobody("show", "a"); r.code != 0 || !strings.Contains(r.stdout, "hello a") {
+		t.Errorf("show of the healthy session: %v", r)
+	}
+	if r := nobody("show", "b"); r.code != 1 || !strings.Contains(r.stderr, "permission denied") {
+		t.Errorf("show of the unreadable session: %v", r)
+	}
+	if r := nobody("fsck"); r.code != 1 || !strings.Contains(r.stdout, "mode 0000") {
+		t.Errorf("fsck: %v", r)
+	}
+	if r := nobody("fsck", "--repair"); r.code != 0 {
+		t.Errorf("fsck --repair: %v", r)
+	}
+	if r := nobody("show", "b"); r.code != 0 || !strings.Contains(r.stdout, "hello b") {
+		t.Errorf("show after the repair: %v", r)
+	}
+}
