@@ -17,7 +17,6 @@ var (
 	ErrBusy     = errors.New("the default branch cannot be removed")
 	ErrNotEmpty = errors.New("branch has child branches")
 	ErrFormat   = errors.New("unsupported store format")
-	ErrReadOnly = errors.New("read-only")
 )
 
 // sentence is an error that reads as a plain sentence but still matches its

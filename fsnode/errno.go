@@ -31,8 +31,6 @@ func toErrno(err error) syscall.Errno {
 		return syscall.EBUSY
 	case errors.Is(err, backing.ErrNotEmpty):
 		return syscall.ENOTEMPTY
-	case errors.Is(err, backing.ErrReadOnly):
-		return syscall.EROFS
 	case errors.Is(err, fs.ErrPermission):
 		return syscall.EACCES
 	case errors.As(err, &errno):

@@ -23,7 +23,6 @@ var (
 	_ = (fs.NodeLookuper)((*sessionDir)(nil))
 	_ = (fs.NodeReaddirer)((*sessionDir)(nil))
 	_ = (fs.NodeGetattrer)((*sessionDir)(nil))
-	_ = (fs.NodeSetattrer)((*sessionDir)(nil))
 	_ = (fs.NodeStatfser)((*sessionDir)(nil))
 	_ = (fs.NodeUnlinker)((*sessionDir)(nil))
 )
@@ -37,10 +36,6 @@ func (n *sessionDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.At
 	}
 	n.fsys.dirAttr(out, t)
 	return 0
-}
-
-func (n *sessionDir) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	return syscall.EPERM
 }
 
 func (n *sessionDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

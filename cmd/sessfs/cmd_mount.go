@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -190,11 +191,11 @@ func (c *cli) daemonize(args []string) int {
 // reportReady tells the parent of a daemon that the mount is up and lets
 // go of the terminal.
 func reportReady(mnt string) {
-	fd := os.Getenv(daemonEnv)
-	if fd == "" {
-		return
+	fd, err := strconv.Atoi(os.Getenv(daemonEnv))
+	if err != nil {
+		return // not a daemon's child
 	}
-	f := os.NewFile(3, "ready")
+	f := os.NewFile(uintptr(fd), "ready")
 	fmt.Fprintln(f, "ready")
 	f.Close()
 	if devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0); err == nil {

@@ -19,8 +19,6 @@ func errorMessage(err error) string {
 		return msg + " (remove those branches first)"
 	case errors.Is(err, backing.ErrFormat):
 		return msg
-	case errors.Is(err, backing.ErrReadOnly):
-		return msg + " (the store is read-only)"
 	case errors.Is(err, backing.ErrTooLarge):
 		return msg + " (split it into several messages)"
 	case errors.Is(err, os.ErrPermission):
