@@ -25,7 +25,8 @@ type segment struct {
 	refs        []msgRef
 	turns       []int32 // indexes into refs that start a turn
 	first       int
-	turnsBefore int // turns started by messages before this segment
+	turnsBefore int       // turns started by messages before this segment
+	bad         []BadLine // lines of this log that are not messages
 }
 
 // logIndex returns the process-wide index of a branch's own log.
@@ -87,7 +88,7 @@ func (s *Session) view(b Branch) (*View, error) {
 		x := s.logIndex(chain[i].id)
 		x.mu.Lock()
 		err := x.refresh()
-		refs, turns, mtime := x.msgs, x.turns, x.mtime
+		refs, turns, mtime, bad := x.msgs, x.turns, x.mtime, x.bad
 		x.mu.Unlock()
 		if err != nil {
 			return nil, err
@@ -96,7 +97,7 @@ func (s *Session) view(b Branch) (*View, error) {
 			refs = refs[:sort.Search(len(refs), func(k int) bool { return refs[k].end() > end })]
 		}
 		turns = turns[:sort.Search(len(turns), func(k int) bool { return int(turns[k]) >= len(refs) })]
-		seg := segment{branchID: chain[i].id, x: x, refs: refs, turns: turns, first: v.n}
+		seg := segment{branchID: chain[i].id, x: x, refs: refs, turns: turns, first: v.n, bad: bad}
 		if len(v.segs) > 0 {
 			last := v.segs[len(v.segs)-1]
 			seg.turnsBefore = last.turnsBefore + len(last.turns)
@@ -108,6 +109,24 @@ func (s *Session) view(b Branch) (*View, error) {
 		}
 	}
 	return v, nil
+}
+
+// ViewProblem is a line of a log a view reads that is not a message:
+// skipped by every read, kept in the log, reported here and by fsck.
+type ViewProblem struct {
+	Log string // the log's path
+	BadLine
+}
+
+// Problems lists the lines the view skipped, in the logs it reads.
+func (v *View) Problems() []ViewProblem {
+	var out []ViewProblem
+	for _, sg := range v.segs {
+		for _, b := range sg.bad {
+			out = append(out, ViewProblem{Log: sg.x.path, BadLine: b})
+		}
+	}
+	return out
 }
 
 // Branch is the branch the view shows.

@@ -1,6 +1,7 @@
 package fsnode
 
 import (
+	"fmt"
 	"log"
 	"os"
 	"sync"
@@ -29,15 +30,16 @@ type FS struct {
 	uid  uint32
 	gid  uint32
 
-	mu      sync.Mutex
-	sizes   map[sizeKey]*sizeCache
-	scratch map[string]*scratchSet // by session id
+	mu       sync.Mutex
+	sizes    map[sizeKey]*sizeCache
+	scratch  map[string]*scratchSet // by session id
+	reported map[string]bool        // damaged lines already logged
 }
 
 // New makes the root of a mount of st.
 func New(st *backing.Store, opts Options) *Root {
 	f := &FS{st: st, opts: opts, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
-		sizes: map[sizeKey]*sizeCache{}, scratch: map[string]*scratchSet{}}
+		sizes: map[sizeKey]*sizeCache{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
 	return &Root{base: base{fsys: f}}
 }
 
@@ -131,4 +133,24 @@ func (f *FS) statfs(out *fuse.StatfsOut) syscall.Errno {
 // isWrite reports whether open flags ask for writing.
 func isWrite(flags uint32) bool {
 	return flags&syscall.O_ACCMODE != syscall.O_RDONLY
+}
+
+// reportDamage logs, once each, the lines of a view's logs that are not
+// messages: the mount serves the rest, and the log says what it skipped
+// and that fsck can tell more.
+func (f *FS) reportDamage(v *backing.View) {
+	probs := v.Problems()
+	if len(probs) == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range probs {
+		key := fmt.Sprintf("%s@%d", p.Log, p.Offset)
+		if f.reported[key] {
+			continue
+		}
+		f.reported[key] = true
+		log.Printf("sessfs: %s: line %d skipped, not a message: %v (see sessfs fsck)", p.Log, p.Line, p.Err)
+	}
 }

@@ -43,6 +43,7 @@ func (n *renderedFile) span() (span, error) {
 	if err != nil {
 		return span{}, err
 	}
+	n.fsys.reportDamage(v)
 	sp := span{v: v, from: 0, to: v.Len()}
 	if n.turn > 0 {
 		if sp.from, sp.to, err = v.TurnRange(n.turn); err != nil {

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,6 +59,10 @@ func TestCorruptStoreMounts(t *testing.T) {
 	os.Remove(filepath.Join(orphan.Dir(), "branches", main.ID+".json"))
 	_ = b
 
+	// The mount logs what it skips (the log package's output, here).
+	var logged lockedBuffer
+	log.SetOutput(&logged)
+	t.Cleanup(func() { log.SetOutput(os.Stderr) })
 	m := mountStore(t, storeDir, mountDir(t), fsnode.Options{})
 	if got := ls(t, m.Dir); len(got) != 8 {
 		t.Errorf("ls of the mount = %q, want 6 sessions and archive, trash", got)
@@ -76,6 +81,9 @@ func TestCorruptStoreMounts(t *testing.T) {
 		if name == "garbage" && (!strings.Contains(got, "before the garbage") || strings.Contains(got, "garbage bytes")) {
 			t.Errorf("garbage/transcript.md should skip the bad lines and keep the rest:\n%s", got)
 		}
+	}
+	if got := logged.String(); strings.Count(got, "skipped, not a message") != 2 {
+		t.Errorf("the mount should log each of garbage's two bad lines once:\n%s", got)
 	}
 	if got := cat(t, m.P("torn", "messages.jsonl")); strings.Contains(got, "half") {
 		t.Errorf("a torn line is shown: %q", got)
