@@ -52,7 +52,7 @@ demo: build
 		$(BIN) append --store $(DEMO_STORE) --role assistant sample "A filesystem of agent sessions."; \
 	fi
 	@$(BIN) ls --store $(DEMO_STORE)
-	@s=$$($(BIN) ls --store $(DEMO_STORE) --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["name"])'); \
+	@s=$$($(BIN) ls --store $(DEMO_STORE) --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["name"])'); \
 	echo; echo "Mounted at ./mnt (Ctrl-C unmounts). In another shell, try:"; \
 	echo "  ls mnt"; \
 	echo "  cat mnt/$$s/transcript.md"; \

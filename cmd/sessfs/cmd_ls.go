@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
@@ -82,7 +83,7 @@ func runLs(args []string) int {
 		fmt.Fprintln(tw, "NAME\tMESSAGES\tLAST ACTIVITY\tTITLE")
 	}
 	for _, s := range list {
-		title := s.Title
+		title := shorten(s.Title, maxTitle)
 		if s.Err != nil {
 			title = "error: " + errorMessage(s.Err)
 		}
@@ -96,4 +97,22 @@ func runLs(args []string) int {
 		return c.fail(err)
 	}
 	return exitOK
+}
+
+// maxTitle is how much of a title a table row shows; --json has it whole.
+const maxTitle = 72
+
+// shorten cuts s to n runes, on a word boundary when there is one near,
+// and marks the cut with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	cut := string(r[:n-1])
+	// Back off to the last space unless the cut already ends a word.
+	if i := strings.LastIndexByte(cut, ' '); r[n-1] != ' ' && i > len(cut)*2/3 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,.;:") + "…"
 }
