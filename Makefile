@@ -7,7 +7,7 @@ DEMO_STORE ?= $(CURDIR)/demo-store
 DEMO_MNT   ?= $(CURDIR)/mnt
 DEMO_DATA  ?= $(CURDIR)/../shared/data
 
-.PHONY: build test test-long fuzz bench demo fmt vet clean
+.PHONY: build test test-long fuzz bench bench-quick bench-go demo fmt vet clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/sessfs
@@ -33,11 +33,20 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendFraming$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./fsnode/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./backing/importer/
 
-# Fork time from 1k to 1M messages (flat: a fork copies nothing), and the
-# append rates next to native write+fsync, in one run on this machine.
+# The mount against the native floor: one table of ratios (median of 5
+# runs, min-max), also as JSON in bench/results.json. bench-quick is the
+# same in under a minute, and fails when a row misses its target by more
+# than 3x. bench-go: the store's own Go benchmarks (fork time from 1k to
+# 1M messages, append rates next to native write+fsync).
 bench:
-	$(GO) test -run '^$$' -bench 'Fork' -benchtime 100x -count 1 ./backing/ | tee bench.txt
-	$(GO) test -run '^$$' -bench 'Append' -count 1 ./backing/ | tee -a bench.txt
+	$(GO) run ./integration/bench -json bench/results.json
+
+bench-quick:
+	$(GO) run ./integration/bench -quick -check -json bench/results.json
+
+bench-go:
+	$(GO) test -run '^$$' -bench 'Fork' -benchtime 100x -count 1 ./backing/
+	$(GO) test -run '^$$' -bench 'Append' -count 1 ./backing/
 
 # A fresh store made from the real sessions in ../shared/data (or samples
 # when that folder is absent), mounted at ./mnt until Ctrl-C.
@@ -69,5 +78,5 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed: make fmt'; exit 1; }
 
 clean:
-	rm -rf bin $(DEMO_STORE) bench.txt
+	rm -rf bin $(DEMO_STORE) bench
 	-rmdir $(DEMO_MNT) 2>/dev/null
