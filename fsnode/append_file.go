@@ -38,7 +38,10 @@ func (n *appendFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uin
 		return nil, 0, errno
 	}
 	h := &appendHandle{fsys: n.fsys, ref: n.ref, max: n.fsys.st.Options().MaxMessage}
-	return h, fuse.FOPEN_DIRECT_IO, 0
+	// Parallel direct writes: without it the kernel takes the inode lock
+	// for every write, so writers to one append file queue one by one and
+	// the store's group commit never sees two at once.
+	return h, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_PARALLEL_DIRECT_WRITES, 0
 }
 
 // Setattr accepts truncation to zero (`echo x > append` opens with O_TRUNC)

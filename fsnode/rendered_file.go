@@ -66,11 +66,16 @@ func (n *renderedFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.
 
 // Open refuses writing for everyone, root too: the mode bits alone would
 // not stop root.
+//
+// The kernel keeps the file's pages across opens (keep_cache): a rendering
+// only grows at its end, and every stat or read asks for the attributes
+// afresh, so when the size or mtime moves the kernel drops the pages it
+// holds (go-fuse leaves auto_inval_data on) and reads anew.
 func (n *renderedFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if isWrite(flags) {
 		return nil, 0, syscall.EACCES
 	}
-	return nil, 0, 0
+	return nil, fuse.FOPEN_KEEP_CACHE, 0
 }
 
 func (n *renderedFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
