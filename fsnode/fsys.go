@@ -72,6 +72,10 @@ func MountOptions(st *backing.Store, opts Options) *fs.Options {
 			AllowOther:    opts.AllowOther,
 			Debug:         opts.Debug,
 			DisableXAttrs: true,
+			// Renderings grow at their end: the mount drops the stale
+			// pages itself (renderedFile.sizeChanged) instead of the
+			// kernel dropping every cached page at each size change.
+			ExplicitDataCacheControl: true,
 			// Appends are acknowledged only once durable: never let the
 			// kernel buffer writes.
 			DirectMount:        os.Getuid() == 0,

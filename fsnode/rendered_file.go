@@ -3,6 +3,7 @@ package fsnode
 import (
 	"context"
 	"sort"
+	"sync"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -19,6 +20,9 @@ type renderedFile struct {
 	ref    branchRef
 	format format
 	turn   int // 0: the whole branch
+
+	mu    sync.Mutex
+	known int64 // the size the kernel was last told; -1: none yet
 }
 
 var (
@@ -61,16 +65,39 @@ func (n *renderedFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.
 	}
 	// Not cached (the mount's default): grows with every append, by anyone.
 	n.fsys.attr(&out.Attr, syscall.S_IFREG|0o444, sp.size(), sp.v.ModTime())
+	n.sizeChanged(sp.size())
 	return 0
 }
+
+// sizeChanged drops the kernel's cached pages that a new size makes stale.
+// The mount controls the page cache itself (ExplicitDataCacheControl): a
+// rendering only grows at its end, so only the page holding the old end
+// (filled with zeros past it) and what follows need to go, and the pages
+// before stay cached, however long the session. A size that shrank (a
+// repair) drops everything. Every size the kernel learns passes here:
+// lookups and getattrs both answer from Getattr.
+func (n *renderedFile) sizeChanged(size int64) {
+	n.mu.Lock()
+	old := n.known
+	n.known = size
+	n.mu.Unlock()
+	switch {
+	case old < 0 || old == size:
+	case size > old:
+		n.NotifyContent(old&^(pageSize-1), 0)
+	default:
+		n.NotifyContent(0, 0)
+	}
+}
+
+const pageSize = 4096
 
 // Open refuses writing for everyone, root too: the mode bits alone would
 // not stop root.
 //
-// The kernel keeps the file's pages across opens (keep_cache): a rendering
-// only grows at its end, and every stat or read asks for the attributes
-// afresh, so when the size or mtime moves the kernel drops the pages it
-// holds (go-fuse leaves auto_inval_data on) and reads anew.
+// The kernel keeps the file's pages across opens (keep_cache); every stat
+// or read asks for the attributes afresh, and sizeChanged drops the pages
+// a new size makes stale.
 func (n *renderedFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if isWrite(flags) {
 		return nil, 0, syscall.EACCES

@@ -144,3 +144,26 @@ func TestFreshTailF(t *testing.T) {
 		t.Errorf("stat %d bytes, cat %d", statSize(t, path), len(full))
 	}
 }
+
+// The kernel keeps a rendering's pages while it grows: after an append the
+// file reads exactly as the store renders it, no stale page (the old last
+// one, zero-filled past the old end) and no byte missing, whether the
+// append came through this mount or the CLI.
+func TestCachedPagesAfterGrowth(t *testing.T) {
+	m, dir := appendFixture(t)
+	for i := range 20 {
+		path := dir + "/transcript.md"
+		cat(t, path) // fill the page cache
+		if i%2 == 0 {
+			sh(t, `echo "growth $2 $(printf '%0300d' 0)" >> "$1/append"`, dir, fmt.Sprint(i))
+		} else {
+			cli(t, m.StoreDir, "append", "s", fmt.Sprintf("growth %d from the CLI", i))
+		}
+		got := cat(t, path)
+		want := cli(t, m.StoreDir, "show", "s")
+		if got != want {
+			t.Fatalf("round %d: transcript.md through the mount (%d bytes, NULs: %v) differs from sessfs show (%d bytes)",
+				i, len(got), strings.Contains(got, "\x00"), len(want))
+		}
+	}
+}
