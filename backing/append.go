@@ -39,7 +39,24 @@ func (s *Session) Append(branch string, msgs [][]byte) error {
 	if err != nil {
 		return err
 	}
-	p := &pending{branch: b.ID, done: make(chan error, 1)}
+	return s.AppendID(b.ID, msgs)
+}
+
+// AppendID is Append to a branch named by its id ("" is the default
+// branch), for holders that follow a branch across renames. A branch
+// deleted meanwhile fails with ErrNotFound.
+func (s *Session) AppendID(branchID string, msgs [][]byte) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	if branchID == "" {
+		b, err := s.Branch("")
+		if err != nil {
+			return err
+		}
+		branchID = b.ID
+	}
+	p := &pending{branch: branchID, done: make(chan error, 1)}
 	t := now()
 	for i, raw := range msgs {
 		line, err := prepare(raw, t, s.st.opts.MaxMessage)

@@ -190,3 +190,32 @@ func dirSize(t *testing.T, root string) int64 {
 	})
 	return n
 }
+
+// A holder of a branch id (an open append file of the mount) keeps
+// appending to it across a rename, and hears ErrNotFound once it is gone.
+func TestAppendIDFollowsRenames(t *testing.T) {
+	st := openStore(t)
+	s := newSession(t, st, "a")
+	b, err := s.Fork("", Head, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RenameBranch("x", "y"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendID(b.ID, [][]byte{msg("user", "after rename")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := contents(t, s, "y"); !equal(got, []string{"after rename"}) {
+		t.Errorf("y = %v", got)
+	}
+	if err := s.AppendID("", [][]byte{msg("user", "on main")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteBranch("y"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendID(b.ID, [][]byte{msg("user", "late")}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("append to a deleted branch by id: %v", err)
+	}
+}

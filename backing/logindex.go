@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"sync"
 	"syscall"
 	"time"
@@ -177,11 +176,6 @@ func (x *logIndex) appended(off int64, lines [][]byte, turns []bool) {
 		x.size = off
 	}
 	x.mtime = time.Now()
-}
-
-// countBefore is how many messages end at or before offset end.
-func (x *logIndex) countBefore(end int64) int {
-	return sort.Search(len(x.msgs), func(i int) bool { return x.msgs[i].end() > end })
 }
 
 // readRange reads the raw lines of refs, consecutive messages, with one pread.

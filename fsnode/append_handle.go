@@ -123,7 +123,7 @@ func (h *appendHandle) writeJSON(data []byte) error {
 		return backing.ErrTooLarge
 	}
 	if len(lines) > 0 {
-		if err := h.ref.s.Append(h.branchName(), lines); err != nil {
+		if err := h.ref.s.AppendID(h.ref.id, lines); err != nil {
 			if !errors.Is(err, backing.ErrInvalid) && !errors.Is(err, backing.ErrTooLarge) {
 				// A store failure (disk full): the handle stays as it
 				// was before this request, so the writer can send the
@@ -140,18 +140,6 @@ func (h *appendHandle) writeJSON(data []byte) error {
 	}
 	h.pending = append([]byte(nil), buf...)
 	return nil
-}
-
-// branchName resolves the handle's branch for Append, which takes names.
-func (h *appendHandle) branchName() string {
-	if h.ref.id == "" {
-		return ""
-	}
-	b, err := h.ref.s.BranchByID(h.ref.id)
-	if err != nil {
-		return "\x00gone" // no branch has this name: Append says not found
-	}
-	return b.Name
 }
 
 // Flush commits what is pending: the text message, or an unterminated
@@ -201,5 +189,5 @@ func (h *appendHandle) commit() error {
 		return nil
 	}
 	h.pending = nil
-	return h.ref.s.Append(h.branchName(), [][]byte{msg})
+	return h.ref.s.AppendID(h.ref.id, [][]byte{msg})
 }

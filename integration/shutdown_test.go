@@ -46,6 +46,20 @@ except OSError as e:
 	return h
 }
 
+// daemonWithOpenAppend mounts a store with one session in a daemon and
+// has a holder keep its append open.
+func daemonWithOpenAppend(t *testing.T) (store, mnt string, daemon *exec.Cmd, h *holder) {
+	t.Helper()
+	requireFUSE(t)
+	needCLI(t)
+	store = filepath.Join(t.TempDir(), "store")
+	cli(t, store, "new", "s")
+	mnt = mountDir(t)
+	daemon = startDaemon(t, store, mnt)
+	h = startHolder(t, filepath.Join(mnt, "s", "append"))
+	return store, mnt, daemon, h
+}
+
 // waitExit waits for a daemon to exit and returns its error (nil: exit 0).
 func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) error {
 	t.Helper()
@@ -64,13 +78,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) error {
 // serves what is open for its grace period and exits 0; the message
 // written before is in the store, and fsck is clean.
 func TestShutdownWithOpenFiles(t *testing.T) {
-	requireFUSE(t)
-	needCLI(t)
-	store := filepath.Join(t.TempDir(), "store")
-	cli(t, store, "new", "s")
-	mnt := mountDir(t)
-	daemon := startDaemon(t, store, mnt)
-	h := startHolder(t, filepath.Join(mnt, "s", "append"))
+	store, mnt, daemon, h := daemonWithOpenAppend(t)
 	daemon.Process.Signal(syscall.SIGTERM)
 	eventually(t, 3*time.Second, "the mount to go on SIGTERM", func() (bool, string) {
 		return !isMountPoint(mnt), "still mounted"
@@ -94,13 +102,7 @@ func TestShutdownWithOpenFiles(t *testing.T) {
 // open file keeps working, and when it is closed the daemon exits 0 and
 // leaves nothing behind.
 func TestLazyUnmountLeavesNoDaemon(t *testing.T) {
-	requireFUSE(t)
-	needCLI(t)
-	store := filepath.Join(t.TempDir(), "store")
-	cli(t, store, "new", "s")
-	mnt := mountDir(t)
-	daemon := startDaemon(t, store, mnt)
-	h := startHolder(t, filepath.Join(mnt, "s", "append"))
+	store, mnt, daemon, h := daemonWithOpenAppend(t)
 	run(t, "umount", "-l", mnt)
 	if isMountPoint(mnt) {
 		t.Fatal("still a mount point after umount -l")

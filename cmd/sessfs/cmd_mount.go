@@ -76,7 +76,8 @@ func runMount(args []string) int {
 	}
 	server, err := fs.Mount(mnt, fsnode.New(st, fo), fsnode.MountOptions(st, fo))
 	if err != nil {
-		return c.fail(fmt.Errorf("mount %s: %w", mnt, err))
+		// go-fuse's message can end in a newline: one line, then the hint.
+		return c.fail(fmt.Errorf("mount %s: %s%s", mnt, strings.TrimSpace(err.Error()), mountHint()))
 	}
 	// Unmount on Ctrl-C and SIGTERM; Wait returns once unmounted, whoever
 	// unmounts.
@@ -106,6 +107,24 @@ func runMount(args []string) int {
 // shutdownGrace is how long a mount asked to stop while files are open
 // serves them before it exits.
 const shutdownGrace = 5 * time.Second
+
+// mountHint says what a failed mount most likely lacks: a user that is not
+// root mounts through fusermount3 (Debian: apt-get install fuse3), which
+// needs /dev/fuse to be open to them.
+func mountHint() string {
+	if os.Geteuid() == 0 {
+		return ""
+	}
+	if _, err := exec.LookPath("fusermount3"); err != nil {
+		return " (fusermount3 is not installed: on Debian, apt-get install fuse3)"
+	}
+	if f, err := os.OpenFile("/dev/fuse", os.O_RDWR, 0); err != nil {
+		return fmt.Sprintf(" (%v: FUSE is not available to this user)", err)
+	} else {
+		f.Close()
+	}
+	return ""
+}
 
 // storeRoot is the absolute store path the command works on.
 func (c *cli) storeRoot() (string, error) {
