@@ -123,7 +123,7 @@ func (h *appendHandle) writeJSON(data []byte) error {
 		return backing.ErrTooLarge
 	}
 	if len(lines) > 0 {
-		if err := h.ref.s.AppendID(h.ref.id, lines); err != nil {
+		if err := h.append(lines...); err != nil {
 			if !errors.Is(err, backing.ErrInvalid) && !errors.Is(err, backing.ErrTooLarge) {
 				// A store failure (disk full): the handle stays as it
 				// was before this request, so the writer can send the
@@ -189,5 +189,15 @@ func (h *appendHandle) commit() error {
 		return nil
 	}
 	h.pending = nil
-	return h.ref.s.AppendID(h.ref.id, [][]byte{msg})
+	return h.append(msg)
+}
+
+// append commits lines to the branch and, once they are in, refreshes what
+// the kernel caches of its renderings.
+func (h *appendHandle) append(lines ...[]byte) error {
+	if err := h.ref.s.AppendID(h.ref.id, lines); err != nil {
+		return err
+	}
+	h.fsys.grew(h.ref)
+	return nil
 }

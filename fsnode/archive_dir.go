@@ -51,7 +51,7 @@ func (n *archiveDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	if state != backing.StateArchived {
 		return nil, syscall.ENOENT
 	}
-	in := n.fsys.sessionNode(ctx, &n.Inode, s)
+	in := n.fsys.sessionNode(ctx, &n.Inode, name, s)
 	return in, lookupAttr(ctx, in, out)
 }
 

@@ -39,7 +39,7 @@ func (n *branchDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	ids := []string{n.ref.s.ID(), n.ref.id}
 	var in *fs.Inode
 	if name == "info.json" {
-		in = child(ctx, &n.Inode, &infoFile{base: base{fsys: n.fsys}, ref: n.ref}, fileMode, ino(kindInfo, ids...))
+		in = child(ctx, &n.Inode, name, &infoFile{base: base{fsys: n.fsys}, ref: n.ref}, fileMode, ino(kindInfo, ids...))
 	} else {
 		in = branchFile(ctx, &n.Inode, n.fsys, n.ref, name, ids...)
 	}

@@ -17,13 +17,13 @@ var branchFileModes = []uint32{fileMode, fileMode, fileMode, syscall.S_IFDIR}
 func branchFile(ctx context.Context, parent *fs.Inode, fsys *FS, ref branchRef, name string, ids ...string) *fs.Inode {
 	switch name {
 	case "transcript.md":
-		return child(ctx, parent, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatMarkdown, known: -1}, fileMode, ino(kindTranscript, ids...))
+		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatMarkdown, known: -1}, fileMode, ino(kindTranscript, ids...))
 	case "messages.jsonl":
-		return child(ctx, parent, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatJSONL, known: -1}, fileMode, ino(kindMessages, ids...))
+		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatJSONL, known: -1}, fileMode, ino(kindMessages, ids...))
 	case "append":
-		return child(ctx, parent, &appendFile{base: base{fsys: fsys}, ref: ref}, fileMode, ino(kindAppend, ids...))
+		return child(ctx, parent, name, &appendFile{base: base{fsys: fsys}, ref: ref}, fileMode, ino(kindAppend, ids...))
 	case "turns":
-		return child(ctx, parent, &turnsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, syscall.S_IFDIR, ino(kindTurns, ids...))
+		return child(ctx, parent, name, &turnsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, syscall.S_IFDIR, ino(kindTurns, ids...))
 	}
 	return nil
 }

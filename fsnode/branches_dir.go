@@ -49,7 +49,7 @@ func (n *branchesDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno)
 }
 
 func (n *branchesDir) node(ctx context.Context, b backing.Branch, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	in := child(ctx, &n.Inode, &branchDir{base: base{fsys: n.fsys}, ref: branchRef{s: n.s, id: b.ID}}, syscall.S_IFDIR, ino(kindBranch, n.s.ID(), b.ID))
+	in := child(ctx, &n.Inode, b.Name, &branchDir{base: base{fsys: n.fsys}, ref: branchRef{s: n.s, id: b.ID}}, syscall.S_IFDIR, ino(kindBranch, n.s.ID(), b.ID))
 	return in, lookupAttr(ctx, in, out)
 }
 

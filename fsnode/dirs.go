@@ -46,8 +46,14 @@ func entries(names []string, modes []uint32) fs.DirStream {
 }
 
 // child returns the inode for a node at a stable number, reusing the live
-// one when the kernel already knows it.
-func child(ctx context.Context, parent *fs.Inode, node fs.InodeEmbedder, mode uint32, ino uint64) *fs.Inode {
+// one when the kernel already knows it under name. A lookup after the entry
+// timeout must answer from the live node: it holds what the kernel caches
+// (a rendering's known size), while a fresh one would be thrown away by
+// go-fuse after answering with none of it.
+func child(ctx context.Context, parent *fs.Inode, name string, node fs.InodeEmbedder, mode uint32, ino uint64) *fs.Inode {
+	if in := parent.GetChild(name); in != nil && in.StableAttr().Ino == ino && in.Mode()&syscall.S_IFMT == mode&syscall.S_IFMT {
+		return in
+	}
 	return parent.NewInode(ctx, node, fs.StableAttr{Mode: mode, Ino: ino})
 }
 

@@ -32,14 +32,15 @@ type FS struct {
 
 	mu       sync.Mutex
 	sizes    map[sizeKey]*sizeCache
-	scratch  map[string]*scratchSet // by session id
-	reported map[string]bool        // damaged lines already logged
+	live     map[string]map[*renderedFile]struct{} // by branch key: see live.go
+	scratch  map[string]*scratchSet                // by session id
+	reported map[string]bool                       // damaged lines already logged
 }
 
 // New makes the root of a mount of st.
 func New(st *backing.Store, opts Options) *Root {
 	f := &FS{st: st, opts: opts, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
-		sizes: map[sizeKey]*sizeCache{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
+		sizes: map[sizeKey]*sizeCache{}, live: map[string]map[*renderedFile]struct{}{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
 	return &Root{base: base{fsys: f}}
 }
 
@@ -48,8 +49,8 @@ func New(st *backing.Store, opts Options) *Root {
 // timeout zero, and the kernel keeps even a 1 ns timeout for a whole clock
 // tick, long enough for a stat right after an append to see the old size.
 // Names are cached for a second (lookupAttr); so are the attributes of
-// folders (dirAttr); files, which grow with every append by anyone, are
-// never cached, so every stat sees the true size.
+// folders (dirAttr) and of renderings, which an append through this mount
+// refreshes at once (live.go). Other files are never cached.
 const (
 	entryTimeout = time.Second
 	attrTimeout  = time.Second

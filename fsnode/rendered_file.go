@@ -58,15 +58,25 @@ func (n *renderedFile) span() (span, error) {
 	return sp, err
 }
 
-func (n *renderedFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+// attr answers stat and lookup. The kernel may keep the answer for
+// attrTimeout: appends through this mount refresh it at once (FS.grew),
+// and appends by others show when it lapses.
+func (n *renderedFile) attr(out *fuse.AttrOut) syscall.Errno {
 	sp, err := n.span()
 	if err != nil {
 		return toErrno(err)
 	}
-	// Not cached (the mount's default): grows with every append, by anyone.
 	n.fsys.attr(&out.Attr, syscall.S_IFREG|0o444, sp.size(), sp.v.ModTime())
+	out.SetTimeout(attrTimeout)
 	n.sizeChanged(sp.size())
+	if n.turn == 0 || n.turn == sp.v.Turns() {
+		n.fsys.watch(n.ref.key(sp.v), n)
+	}
 	return 0
+}
+
+func (n *renderedFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	return n.attr(out)
 }
 
 // sizeChanged drops the kernel's cached pages that a new size makes stale.
@@ -95,14 +105,14 @@ const pageSize = 4096
 // Open refuses writing for everyone, root too: the mode bits alone would
 // not stop root.
 //
-// The kernel keeps the file's pages across opens (keep_cache); every stat
-// or read asks for the attributes afresh, and sizeChanged drops the pages
-// a new size makes stale.
+// The kernel keeps the file's pages across opens (keep_cache), and
+// sizeChanged drops the pages a new size makes stale. Nothing is ever
+// written, so close need not ask the mount (noflush).
 func (n *renderedFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if isWrite(flags) {
 		return nil, 0, syscall.EACCES
 	}
-	return nil, fuse.FOPEN_KEEP_CACHE, 0
+	return nil, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 }
 
 func (n *renderedFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {

@@ -63,9 +63,9 @@ func (r *Root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	var in *fs.Inode
 	switch name {
 	case archiveName:
-		in = child(ctx, &r.Inode, &archiveDir{base: base{fsys: r.fsys}}, syscall.S_IFDIR, ino(kindArchive))
+		in = child(ctx, &r.Inode, name, &archiveDir{base: base{fsys: r.fsys}}, syscall.S_IFDIR, ino(kindArchive))
 	case trashName:
-		in = child(ctx, &r.Inode, &trashDir{base: base{fsys: r.fsys}}, syscall.S_IFDIR, ino(kindTrash))
+		in = child(ctx, &r.Inode, name, &trashDir{base: base{fsys: r.fsys}}, syscall.S_IFDIR, ino(kindTrash))
 	default:
 		s, state, err := r.fsys.st.Lookup(name)
 		if err != nil {
@@ -74,7 +74,7 @@ func (r *Root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 		if state != backing.StateActive {
 			return nil, syscall.ENOENT
 		}
-		in = r.fsys.sessionNode(ctx, &r.Inode, s)
+		in = r.fsys.sessionNode(ctx, &r.Inode, name, s)
 	}
 	return in, lookupAttr(ctx, in, out)
 }
@@ -90,7 +90,7 @@ func (r *Root) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 	if err != nil {
 		return nil, toErrno(err)
 	}
-	in := r.fsys.sessionNode(ctx, &r.Inode, s)
+	in := r.fsys.sessionNode(ctx, &r.Inode, name, s)
 	return in, lookupAttr(ctx, in, out)
 }
 
@@ -141,8 +141,8 @@ func (r *Root) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 
 // sessionNode is the folder of session s; its inode number derives from
 // the session's id, so it is the same under any name and across mounts.
-func (f *FS) sessionNode(ctx context.Context, parent *fs.Inode, s *backing.Session) *fs.Inode {
-	return child(ctx, parent, &sessionDir{base: base{fsys: f}, s: s, scratch: f.scratchOf(s.ID())}, syscall.S_IFDIR, ino(kindSession, s.ID()))
+func (f *FS) sessionNode(ctx context.Context, parent *fs.Inode, name string, s *backing.Session) *fs.Inode {
+	return child(ctx, parent, name, &sessionDir{base: base{fsys: f}, s: s, scratch: f.scratchOf(s.ID())}, syscall.S_IFDIR, ino(kindSession, s.ID()))
 }
 
 // storeTime is the mtime of the store's names folder: the last time a

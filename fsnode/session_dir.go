@@ -54,12 +54,12 @@ func (n *sessionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	var in *fs.Inode
 	switch name {
 	case "meta.json":
-		in = child(ctx, &n.Inode, &metaFile{base: base{fsys: n.fsys}, s: n.s}, fileMode, ino(kindMeta, n.s.ID()))
+		in = child(ctx, &n.Inode, name, &metaFile{base: base{fsys: n.fsys}, s: n.s}, fileMode, ino(kindMeta, n.s.ID()))
 	case "branches":
-		in = child(ctx, &n.Inode, &branchesDir{base: base{fsys: n.fsys}, s: n.s}, syscall.S_IFDIR, ino(kindBranches, n.s.ID()))
+		in = child(ctx, &n.Inode, name, &branchesDir{base: base{fsys: n.fsys}, s: n.s}, syscall.S_IFDIR, ino(kindBranches, n.s.ID()))
 	default:
 		if f := n.scratch.get(name); f != nil {
-			in = child(ctx, &n.Inode, f, fileMode, f.ino)
+			in = child(ctx, &n.Inode, name, f, fileMode, f.ino)
 			break
 		}
 		in = branchFile(ctx, &n.Inode, n.fsys, branchRef{s: n.s}, name, n.s.ID())

@@ -79,7 +79,7 @@ func (n *trashDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 	if err != nil {
 		return nil, toErrno(err)
 	}
-	in := n.fsys.sessionNode(ctx, &n.Inode, s)
+	in := n.fsys.sessionNode(ctx, &n.Inode, name, s)
 	return in, lookupAttr(ctx, in, out)
 }
 

@@ -58,7 +58,7 @@ func (n *turnsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 	if k > v.Turns() {
 		return nil, syscall.ENOENT
 	}
-	in := child(ctx, &n.Inode, &turnDir{base: base{fsys: n.fsys}, ref: n.ref, turn: k, ids: append(append([]string(nil), n.ids...), name)},
+	in := child(ctx, &n.Inode, name, &turnDir{base: base{fsys: n.fsys}, ref: n.ref, turn: k, ids: append(append([]string(nil), n.ids...), name)},
 		syscall.S_IFDIR, ino(kindTurn, append(n.ids, name)...))
 	return in, lookupAttr(ctx, in, out)
 }

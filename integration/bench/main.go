@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,6 +79,7 @@ type config struct {
 	quick bool
 	runs  int
 	work  string
+	only  string // comma-separated row numbers; empty: all
 
 	appendOps   int // ops of the 1-writer rows
 	concOps     int // messages per writer of the 8-writer row
@@ -99,9 +102,20 @@ func main() {
 	jsonPath := flag.String("json", "bench/results.json", "where to write the results as JSON")
 	dir := flag.String("dir", "", "folder in which to make the work folder (default ./bench); the native files live there too")
 	check := flag.Bool("check", false, "exit 1 if a row misses its target by more than 3×")
+	only := flag.String("rows", "", "run only these rows, e.g. 4,8 (default: all)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (mount included) to this file")
 	flag.Parse()
 
-	c := &config{quick: *quick, runs: *runs}
+	c := &config{quick: *quick, runs: *runs, only: *only}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fatal(err)
+		}
+	}
 	if c.runs <= 0 {
 		c.runs = 5
 		if c.quick {
@@ -135,6 +149,7 @@ func main() {
 	}
 
 	rows, err := run(c)
+	pprof.StopCPUProfile() // before any os.Exit below
 	unmountAll()
 	leftover := checkMounts(c.work)
 	if rerr := os.RemoveAll(c.work); rerr != nil {
@@ -192,7 +207,11 @@ func run(c *config) (rows []Row, err error) {
 	}()
 	printMachine(c)
 	steps := []func(*config) []Row{rowAppend1, rowAppend8, rowAppendNoSync, rowCat, rowTail, rowFork, rowLs, rowGrep, rowMount}
-	for _, step := range steps {
+	rowIDs := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}
+	for i, step := range steps {
+		if c.only != "" && !slices.Contains(strings.Split(c.only, ","), rowIDs[i]) {
+			continue
+		}
 		t0 := time.Now()
 		rs := step(c)
 		for _, r := range rs {

@@ -1,0 +1,49 @@
+package fsnode
+
+// The renderings the kernel caches, by branch, so that an append through
+// this mount can tell them at once. Their attributes are cached for
+// attrTimeout (a grep over many sessions would otherwise cost several round
+// trips per file); appends by other writers show when that timeout lapses.
+//
+// Only files whose bytes an append can change are kept: the whole-branch
+// renderings, and the rendering of a branch's last turn (an earlier turn
+// never changes again).
+
+// watch records n as a live rendering of the branch named key.
+func (f *FS) watch(key string, n *renderedFile) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	set := f.live[key]
+	if set == nil {
+		set = map[*renderedFile]struct{}{}
+		f.live[key] = set
+	}
+	set[n] = struct{}{}
+}
+
+// grew tells the kernel about the new size of every live rendering of the
+// branch ref names, after an append through this mount: the write returns
+// only once a stat would see it. No lock is held while notifying (the
+// kernel may need a read of the same file answered first).
+func (f *FS) grew(ref branchRef) {
+	v, err := ref.view()
+	if err != nil {
+		return
+	}
+	key := ref.key(v)
+	f.mu.Lock()
+	var files []*renderedFile
+	for n := range f.live[key] {
+		if n.turn > 0 && n.turn < v.Turns() {
+			delete(f.live[key], n) // a finished turn: it will not grow
+			continue
+		}
+		files = append(files, n)
+	}
+	f.mu.Unlock()
+	for _, n := range files {
+		if sp, err := n.span(); err == nil {
+			n.sizeChanged(sp.size())
+		}
+	}
+}
