@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // Message is what render needs of one stored message.
@@ -21,7 +22,10 @@ func parseObject(raw []byte) (object, bool) {
 	if kind(raw) != '{' {
 		return nil, false
 	}
-	var o object
+	if o, ok := scanObject(raw); ok {
+		return o, true
+	}
+	var o object // scanObject refuses only what this refuses too
 	if err := json.Unmarshal(raw, &o); err != nil || o == nil {
 		return nil, false
 	}
@@ -50,11 +54,34 @@ func asString(v json.RawMessage) (string, bool) {
 	if kind(v) != '"' {
 		return "", false
 	}
+	if s, ok := plainString(v); ok {
+		return s, true
+	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// plainString decodes the common string with no escapes, the bulk of what
+// a transcript renders, without the cost of json.Unmarshal. It reports
+// false for anything it does not decode the same way Unmarshal would.
+func plainString(v []byte) (string, bool) {
+	v = bytes.TrimRight(bytes.TrimLeft(v, " \t\r\n"), " \t\r\n")
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	in := v[1 : len(v)-1]
+	for _, c := range in {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(in) { // Unmarshal would put U+FFFD in
+		return "", false
+	}
+	return string(in), true
 }
 
 // asArray decodes v when it is a JSON array, keeping its elements raw.

@@ -1,0 +1,223 @@
+package render
+
+import (
+	"encoding/json"
+)
+
+// scanObject splits a JSON object into its members without the reflection
+// and allocations of json.Unmarshal, which dominated rendering. It accepts
+// exactly what encoding/json accepts (FuzzScanObject holds it to that) and
+// reports false for anything else, so callers can fall back on the
+// standard decoder for its error.
+func scanObject(raw []byte) (object, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, false
+	}
+	o := object{}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return o, skipSpace(raw, i+1) == len(raw)
+	}
+	for {
+		ks := i
+		ke, ok := skipString(raw, i)
+		if !ok {
+			return nil, false
+		}
+		key, ok := plainString(raw[ks:ke])
+		if !ok {
+			if json.Unmarshal(raw[ks:ke], &key) != nil {
+				return nil, false
+			}
+		}
+		i = skipSpace(raw, ke)
+		if i >= len(raw) || raw[i] != ':' {
+			return nil, false
+		}
+		vs := skipSpace(raw, i+1)
+		ve, ok := skipValue(raw, vs, 1)
+		if !ok {
+			return nil, false
+		}
+		o[key] = json.RawMessage(raw[vs:ve:ve])
+		i = skipSpace(raw, ve)
+		if i >= len(raw) {
+			return nil, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case '}':
+			return o, skipSpace(raw, i+1) == len(raw)
+		default:
+			return nil, false
+		}
+	}
+}
+
+// maxDepth is encoding/json's nesting limit.
+const maxDepth = 10000
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value starting at b[i].
+func skipValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return skipString(b, i)
+	case c == '{' || c == '[':
+		return skipComposite(b, i, depth)
+	case c == 't':
+		return skipLiteral(b, i, "true")
+	case c == 'f':
+		return skipLiteral(b, i, "false")
+	case c == 'n':
+		return skipLiteral(b, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return skipNumber(b, i)
+	}
+	return 0, false
+}
+
+func skipLiteral(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return 0, false
+	}
+	return i + len(lit), true
+}
+
+// skipComposite skips an object or array, members included.
+func skipComposite(b []byte, i, depth int) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	isObj := b[i] == '{'
+	closer := byte(']')
+	if isObj {
+		closer = '}'
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == closer {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if isObj {
+			if i, ok = skipString(b, i); !ok {
+				return 0, false
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return 0, false
+			}
+			i = skipSpace(b, i+1)
+		}
+		if i, ok = skipValue(b, i, depth+1); !ok {
+			return 0, false
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case closer:
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// skipString skips a string: no raw control characters, only JSON's
+// escapes. Other bytes, invalid UTF-8 included, pass as encoding/json lets
+// them.
+func skipString(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return 0, false
+	}
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, true
+		case c < 0x20:
+			return 0, false
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				return 0, false
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(b)-i < 5 {
+					return 0, false
+				}
+				for _, h := range b[i+1 : i+5] {
+					if !isHex(h) {
+						return 0, false
+					}
+				}
+				i += 4
+			default:
+				return 0, false
+			}
+		}
+	}
+	return 0, false
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// skipNumber skips a number in JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func skipNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = skipDigits(b, i)
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := skipDigits(b, i+1)
+		if j == i+1 {
+			return 0, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := skipDigits(b, i)
+		if j == i {
+			return 0, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}

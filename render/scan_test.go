@@ -1,0 +1,32 @@
+package render
+
+import (
+	"encoding/json"
+	"maps"
+	"testing"
+)
+
+// scanObject must agree with json.Unmarshal into a map of raw values on
+// every input: the same members where both accept, and a refusal exactly
+// where Unmarshal refuses (parseObject then falls back on it).
+func FuzzScanObject(f *testing.F) {
+	for _, s := range []string{
+		`{}`, ` { } `, `{"a":1}`, `{"a":"b","a":"c"}`, `{"k\u0041":[1,{"x":null}],"t":true,"f":false}`,
+		`{"n":-0.5e+10}`, `{"n":01}`, `{"n":1.}`, `{"s":"\q"}`, "{\"s\":\"\x01\"}", `{"a":1,}`, `{"a" 1}`,
+		`{"a":1}x`, `[1]`, `{"s":"\ud83d\ude00 é"}`, "{\"s\":\"\xff\"}", `{"a":{"b":[[]]}}`, `{"a":tru}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, ok := scanObject(raw)
+		var want object
+		err := json.Unmarshal(raw, &want)
+		wantOK := err == nil && want != nil
+		if ok != wantOK {
+			t.Fatalf("scanObject(%q) ok=%v, json.Unmarshal ok=%v (%v)", raw, ok, wantOK, err)
+		}
+		if ok && !maps.EqualFunc(got, want, func(a, b json.RawMessage) bool { return string(a) == string(b) }) {
+			t.Fatalf("scanObject(%q) = %q, json.Unmarshal = %q", raw, got, want)
+		}
+	})
+}
