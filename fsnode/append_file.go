@@ -15,6 +15,16 @@ type appendFile struct {
 	ref branchRef
 }
 
+// appendIno gives each lookup of an append file its own inode number: the
+// path's stable number plus a count, distinct from every live inode.
+func (f *FS) appendIno(stable uint64) uint64 {
+	n := stable + f.appends.Add(1)
+	if n < 2 {
+		n = f.appends.Add(1) + 1
+	}
+	return n
+}
+
 var (
 	_ = (fs.NodeGetattrer)((*appendFile)(nil))
 	_ = (fs.NodeOpener)((*appendFile)(nil))

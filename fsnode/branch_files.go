@@ -21,7 +21,12 @@ func branchFile(ctx context.Context, parent *fs.Inode, fsys *FS, ref branchRef, 
 	case "messages.jsonl":
 		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatJSONL, known: -1}, fileMode, ino(kindMessages, ids...))
 	case "append":
-		return child(ctx, parent, name, &appendFile{base: base{fsys: fsys}, ref: ref}, fileMode, ino(kindAppend, ids...))
+		// A fresh inode for every lookup (its entry is never cached): the
+		// kernel takes the inode lock for each write beyond EOF, which
+		// every write to append is, so writers sharing one inode would
+		// queue one by one and never meet in the store's group commit.
+		return parent.NewInode(ctx, &appendFile{base: base{fsys: fsys}, ref: ref},
+			fs.StableAttr{Mode: fileMode, Ino: fsys.appendIno(ino(kindAppend, ids...))})
 	case "turns":
 		return child(ctx, parent, name, &turnsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, syscall.S_IFDIR, ino(kindTurns, ids...))
 	}

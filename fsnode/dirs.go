@@ -71,6 +71,9 @@ func lookupAttr(ctx context.Context, in *fs.Inode, out *fuse.EntryOut) syscall.E
 	out.Attr = a.Attr
 	out.SetAttrTimeout(a.Timeout())
 	out.SetEntryTimeout(entryTimeout)
+	if _, ok := in.Operations().(*appendFile); ok {
+		out.SetEntryTimeout(0) // every open looks it up afresh: see branchFile
+	}
 	return 0
 }
 

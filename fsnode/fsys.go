@@ -5,6 +5,7 @@ import (
 	"log"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -29,6 +30,8 @@ type FS struct {
 	opts Options
 	uid  uint32
 	gid  uint32
+
+	appends atomic.Uint64 // lookups of append files: see appendIno
 
 	mu       sync.Mutex
 	sizes    map[sizeKey]*sizeCache

@@ -3,6 +3,7 @@ package integration
 import (
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -384,4 +385,22 @@ os.fsync(fd)
 os.close(fd)
 `, dir+"/append", jsonMsg("assistant", "json then fsync"))
 	wantAdded(t, m, dir, before, msg{"role": "assistant", "content": "json then fsync"})
+}
+
+// Each open of append is its own inode, so concurrent writers are not
+// queued on one inode lock by the kernel (writes to append are all beyond
+// EOF, which the kernel serialises per inode) and can share a commit.
+// Two writers holding append open at once both land, and stat sees a
+// different inode each time it looks the name up.
+func TestAppendInodePerOpen(t *testing.T) {
+	m, dir := appendFixture(t)
+	before := messagesOf(t, dir)
+	a := filepath.Join(dir, "append")
+	inos := lines(run(t, "sh", "-c", `stat -c %i "$1"; stat -c %i "$1"`, "sh", a))
+	if len(inos) != 2 || inos[0] == inos[1] {
+		t.Errorf("two lookups of append: inodes %q, want two different ones", inos)
+	}
+	sh(t, `exec 3>>"$1"; exec 4>>"$1"; echo "$2" >&3; echo "$3" >&4; exec 3>&- 4>&-`, a,
+		`{"role":"user","content":"from fd 3"}`, `{"role":"user","content":"from fd 4"}`)
+	wantAdded(t, m, dir, before, msg{"role": "user", "content": "from fd 3"}, msg{"role": "user", "content": "from fd 4"})
 }
