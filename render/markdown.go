@@ -17,8 +17,13 @@ func Markdown(m Message) []byte {
 		b.Write(heading(m.Turn))
 	}
 	if o, ok := parseObject(m.Raw); ok {
-		b.WriteString(label(o))
-		b.WriteString("\n\n")
+		if isEvent(o) {
+			return []byte(b.String())
+		}
+		if !o.isTrue("continues") {
+			b.WriteString(label(o))
+			b.WriteString("\n\n")
+		}
 		b.WriteString(body(o))
 	} else {
 		// The store validates what it writes, but a damaged or foreign line
@@ -27,6 +32,14 @@ func Markdown(m Message) []byte {
 		b.WriteString(fence("", string(m.Raw)))
 	}
 	return finish(b.String())
+}
+
+// isEvent reports a stored source line that is not a message (a summary,
+// a UI event: role "event", see the importer). Renderings leave it out;
+// messages.jsonl still holds it. Its piece is empty.
+func isEvent(o object) bool {
+	role, _ := o.str("role")
+	return role == "event"
 }
 
 // heading is the line that opens turn n, followed by a blank line.

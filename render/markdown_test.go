@@ -415,3 +415,22 @@ func TestHeading(t *testing.T) {
 		t.Errorf("heading(7) = %q", got)
 	}
 }
+
+// A stored source line that is not a message (role "event") renders as
+// nothing, but keeps a turn's heading; a line that continues the previous
+// response renders without a second label.
+func TestMarkdownEventAndContinues(t *testing.T) {
+	if got := Markdown(Message{Raw: []byte(`{"role":"event","content":"","event":"summary","source":{"type":"summary"}}`)}); len(got) != 0 {
+		t.Errorf("event piece = %q, want empty", got)
+	}
+	if got := string(HTML(Message{Raw: []byte(`{"role":"event","content":""}`)})); got != "" {
+		t.Errorf("event HTML piece = %q, want empty", got)
+	}
+	cont := Message{Raw: []byte(`{"role":"assistant","content":[{"type":"text","text":"and more"}],"continues":true}`)}
+	if got := string(Markdown(cont)); got != "and more\n\n" {
+		t.Errorf("continuing piece = %q, want the text alone", got)
+	}
+	if got := string(HTML(cont)); strings.Contains(got, "<header>") || !strings.Contains(got, "and more") {
+		t.Errorf("continuing HTML piece = %q, want no header", got)
+	}
+}
