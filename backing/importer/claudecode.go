@@ -13,6 +13,9 @@ type claudeDecoder struct {
 	// them: the user's own /rename, then the generated title, then the
 	// summary, then what the user first typed. Within a kind the last wins.
 	custom, ai, summary, firstUser string
+	// lastResponse is message.id of the last message line when it was an
+	// assistant's: a next line with the same id continues that response.
+	lastResponse string
 }
 
 func newClaudeDecoder() *claudeDecoder {
@@ -32,6 +35,12 @@ func (d *claudeDecoder) line(line []byte) error {
 		d.s.addEvent(line)
 		return nil
 	}
+	response := ""
+	if str(m["type"]) == "assistant" {
+		response = str(inner["id"])
+	}
+	msg.continues = response != "" && response == d.lastResponse
+	d.lastResponse = response
 	raw, err := msg.build(line)
 	if err != nil {
 		return err
@@ -118,6 +127,8 @@ func claudeMessage(m map[string]json.RawMessage) (message, map[string]json.RawMe
 		ts:      stringOrNil(m["timestamp"]),
 	}, inner, true
 }
+
+func (d *claudeDecoder) session() *Session { return &d.s }
 
 func (d *claudeDecoder) finish() *Session {
 	for _, t := range []string{d.custom, d.ai, d.summary} {

@@ -124,6 +124,8 @@ func codexMessage(raw json.RawMessage, p map[string]json.RawMessage, ts json.Raw
 	return msg, true
 }
 
+func (d *codexDecoder) session() *Session { return &d.s }
+
 func (d *codexDecoder) finish() *Session {
 	t := d.typed
 	if t == "" {

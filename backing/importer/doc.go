@@ -24,7 +24,8 @@
 //     tree comes later; the uuids and parentUuids it needs are in "source".
 //   - Merging. One API response can span several consecutive assistant
 //     lines sharing message.id (one content block each); each line stays
-//     its own message.
+//     its own message, and those after the first carry "continues": true,
+//     so renderings show them as one message.
 //   - Sidechains. Subagent lines (isSidechain: true) stay in order with the
 //     flag in "source", mixed with the main conversation.
 //   - Duplicate uuids are not resolved: the store does not require ids to
@@ -38,7 +39,9 @@
 // have no id; the store assigns one.
 //
 // A line that is not JSON is an error naming its line number; empty lines
-// are skipped (so an export cannot restore them, nor a missing final
-// newline). Lines that are JSON but not a message of a known shape are
-// events: nothing is dropped.
+// are skipped. Lines that are JSON but not a message of a known shape are
+// events: nothing is dropped. StoreLines turns both into store messages in
+// file order, each with its line number in "source_seq" (events get role
+// EventRole), which is what `sessfs import` stores: an export of the
+// original puts the lines back in order, empty ones where numbers skip.
 package importer

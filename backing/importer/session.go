@@ -47,6 +47,9 @@ type Session struct {
 	// EventAt[i] is len(Messages) when Events[i] was read: its place among
 	// the messages, so that an export can put the lines back in order.
 	EventAt []int
+	// MessageLine[i] and EventLine[i] are the 1-based line numbers of
+	// Messages[i] and Events[i] in the file.
+	MessageLine, EventLine []int
 }
 
 func (s *Session) addEvent(line []byte) {
@@ -90,8 +93,14 @@ func Decode(r io.Reader, f Format) (*Session, error) {
 			var v any
 			return &LineError{n, fmt.Errorf("not valid JSON: %v", json.Unmarshal(line, &v))}
 		}
+		before := d.session().Events
 		if err := d.line(line); err != nil {
 			return &LineError{n, err}
+		}
+		if s := d.session(); len(s.Events) > len(before) {
+			s.EventLine = append(s.EventLine, n)
+		} else {
+			s.MessageLine = append(s.MessageLine, n)
 		}
 		return nil
 	})
@@ -128,6 +137,7 @@ func DecodeFile(path string) (*Session, error) {
 // which is valid JSON, then builds the session.
 type lineDecoder interface {
 	line(line []byte) error
+	session() *Session // the session being built
 	finish() *Session
 }
 
@@ -157,6 +167,10 @@ func eachLine(r io.Reader, fn func(n int, line []byte) error) error {
 // field is a raw JSON value as the source spells it; id and ts may be nil.
 type message struct {
 	id, role, content, ts json.RawMessage
+	// continues marks a line that goes on with the previous message: the
+	// same API response, written one content block a line. Renderings
+	// show the two as one message.
+	continues bool
 }
 
 // build writes the store message for line. It is assembled by hand rather
@@ -181,6 +195,9 @@ func (m message) build(line []byte) ([]byte, error) {
 	if m.ts != nil {
 		b.WriteString(`,"ts":`)
 		b.Write(m.ts)
+	}
+	if m.continues {
+		b.WriteString(`,"continues":true`)
 	}
 	b.WriteString(`,"source":`)
 	b.Write(line)

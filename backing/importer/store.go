@@ -1,0 +1,78 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// EventRole is the role of a stored source line that is not a message
+// (a summary, a snapshot, a UI event): kept so that nothing is lost and
+// the file can be written again, and left out of the transcripts.
+const EventRole = "event"
+
+// StoreLines returns every line of the source as a store message, in file
+// order: each message as decoded, each event as a message of role
+// EventRole with empty content, its kind in "event". Every one carries
+// "source_seq", its 1-based line number in the file: it orders lines for
+// an export of the original and tells a re-import where the stored part
+// of a grown source ends.
+func (s *Session) StoreLines() ([][]byte, error) {
+	out := make([][]byte, 0, len(s.Messages)+len(s.Events))
+	mi, ei := 0, 0
+	for mi < len(s.Messages) || ei < len(s.Events) {
+		if ei < len(s.Events) && (mi == len(s.Messages) || s.EventLine[ei] < s.MessageLine[mi]) {
+			ev := s.Events[ei]
+			msg := message{role: json.RawMessage(`"` + EventRole + `"`), content: json.RawMessage(`""`)}
+			raw, err := msg.build(ev)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", s.EventLine[ei], err)
+			}
+			kind, _ := json.Marshal(eventKind(ev))
+			out = append(out, withField(raw, "event", kind, "source_seq", strconv.Itoa(s.EventLine[ei])))
+			ei++
+			continue
+		}
+		out = append(out, withField(s.Messages[mi], "source_seq", strconv.Itoa(s.MessageLine[mi])))
+		mi++
+	}
+	return out, nil
+}
+
+// withField adds members to a JSON object written by build, before its
+// closing brace; kv alternates keys and raw JSON values.
+func withField(obj []byte, kv ...any) []byte {
+	var b bytes.Buffer
+	b.Write(obj[:len(obj)-1])
+	for i := 0; i < len(kv); i += 2 {
+		fmt.Fprintf(&b, ",%q:", kv[i])
+		switch v := kv[i+1].(type) {
+		case string:
+			b.WriteString(v)
+		case []byte:
+			b.Write(v)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// eventKind names an event line for a reader: its "type", with the
+// payload's type for Codex's wrapped lines (event_msg/token_count).
+func eventKind(line []byte) string {
+	m := fields(line)
+	if m == nil {
+		return "unknown"
+	}
+	k := str(m["type"])
+	if p := fields(m["payload"]); p != nil {
+		if t := str(p["type"]); t != "" {
+			k += "/" + t
+		}
+	}
+	if k == "" {
+		return "unknown"
+	}
+	return k
+}
