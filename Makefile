@@ -31,6 +31,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzValidateMessage$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./backing/
 	$(GO) test -run '^$$' -fuzz '^FuzzMarkdown$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./render/
 	$(GO) test -run '^$$' -fuzz '^FuzzScanObject$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./render/
+	$(GO) test -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./render/
+	$(GO) test -run '^$$' -fuzz '^FuzzHTML$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./render/
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendFraming$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./fsnode/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./backing/importer/
 

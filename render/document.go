@@ -1,0 +1,58 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// export.json is one JSON document holding a branch whole, framed like
+// transcript.html so that it too can be served a byte range at a time:
+//
+//	file = JSONHead(meta, branches, id) + JSONMember(m0, true) + … + JSONMember(mn-1, false) + JSONTail()
+//
+// which reads {"meta":{…},"branches":[…],"branch":"<id>","messages":[{…},{…}]}.
+
+// JSONHead opens the document: meta is meta.json, branches a JSON array
+// of the session's branches, branch the id of the one whose messages follow.
+// A value that is not valid JSON is written as null rather than break the
+// document.
+func JSONHead(meta, branches []byte, branch string) []byte {
+	id, _ := json.Marshal(branch)
+	var b bytes.Buffer
+	b.WriteString(`{"meta":`)
+	writeCompact(&b, meta)
+	b.WriteString(`,"branches":`)
+	writeCompact(&b, branches)
+	b.WriteString(`,"branch":`)
+	b.Write(id)
+	b.WriteString(`,"messages":[`)
+	return b.Bytes()
+}
+
+func writeCompact(b *bytes.Buffer, v []byte) {
+	n := b.Len()
+	if json.Compact(b, v) != nil || b.Len() == n {
+		b.Truncate(n)
+		b.WriteString("null")
+	}
+}
+
+// JSONMember is one message of the "messages" array, a line of its own.
+// The comma goes before every message but the first, so a member never
+// changes once written and the document only grows before its tail.
+func JSONMember(m Message, first bool) []byte {
+	sep := ",\n"
+	if first {
+		sep = "\n"
+	}
+	raw := bytes.TrimSpace(m.Raw)
+	if !json.Valid(raw) {
+		// A damaged stored line must not break the document: it goes in
+		// as a string, as transcript.md shows it as text.
+		raw, _ = json.Marshal(string(bytes.ToValidUTF8(raw, []byte("\uFFFD"))))
+	}
+	return append([]byte(sep), raw...)
+}
+
+// JSONTail closes what JSONHead opened.
+func JSONTail() []byte { return []byte("\n]}\n") }
