@@ -1,6 +1,7 @@
 package backing
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -130,6 +131,27 @@ func (s *Session) EditMeta(doc []byte) (Meta, error) {
 func (s *Session) SetTitle(title string) error {
 	_, err := s.updateMeta(func(m *Meta) error {
 		m.Title, m.Updated = title, now()
+		return nil
+	})
+	return err
+}
+
+// SetExtra sets one key of meta.json that the store does not own (an
+// importer's record of its source, say); a nil value removes it.
+func (s *Session) SetExtra(key string, v json.RawMessage) error {
+	if metaFields[key] {
+		return fmt.Errorf("%w: meta.json: %q belongs to the store", ErrInvalid, key)
+	}
+	_, err := s.updateMeta(func(m *Meta) error {
+		if v == nil {
+			delete(m.Extra, key)
+		} else {
+			if m.Extra == nil {
+				m.Extra = map[string]json.RawMessage{}
+			}
+			m.Extra[key] = v
+		}
+		m.Updated = now()
 		return nil
 	})
 	return err

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -17,10 +19,12 @@ func runImport(args []string) int {
 	c := newCLI("import", "[--format claude-code|codex|auto] PATH...",
 		"Imports sessions written by Claude Code (~/.claude/projects/*/*.jsonl) or Codex\n"+
 			"(~/.codex/sessions/**/rollout-*.jsonl): files, or folders searched for *.jsonl.\n"+
-			"Prints the name of each session it creates. Each message keeps its source line\n"+
-			"under \"source\". Not yet: lines that are not messages (summaries, snapshots, UI\n"+
-			"events), branches from Claude Code's rewinds, following a source that grew; a\n"+
-			"source imported before is skipped.")
+			"Prints the name of each session it creates or updates. Every line of the source\n"+
+			"is stored, with its bytes under \"source\" (lines that are not messages, such as\n"+
+			"summaries and UI events, as messages of role \"event\", left out of transcripts),\n"+
+			"so `sessfs export --format original` writes the file back byte for byte.\n"+
+			"Importing a source again stores only what it gained since. Not yet: branches\n"+
+			"from Claude Code's rewinds, subagents as their own sessions.")
 	format := c.fs.String("format", "auto", "the source format: claude-code, codex or auto (by content)")
 	rest, code, ok := c.parse(args, 1, -1)
 	if !ok {
@@ -41,13 +45,13 @@ func runImport(args []string) int {
 	}
 	failed := 0
 	for _, path := range files {
-		name, err := importFile(st, path, importer.Format(*format))
+		name, stored, err := importFile(st, path, importer.Format(*format))
 		switch {
-		case errors.Is(err, backing.ErrExist):
-			fmt.Fprintf(os.Stderr, "sessfs import: %s: already imported as %s\n", path, name)
 		case err != nil:
 			c.warn(fmt.Errorf("%s: %w", path, err))
 			failed++
+		case !stored:
+			fmt.Fprintf(os.Stderr, "sessfs import: %s: already imported as %s, nothing new\n", path, name)
 		default:
 			fmt.Println(name)
 		}
@@ -86,33 +90,36 @@ func sourceFiles(paths []string) ([]string, error) {
 	return out, nil
 }
 
-// importFile creates one session from one source file. Its name derives
-// from the source's own id, so importing the same source again finds it.
-func importFile(st *backing.Store, path string, format importer.Format) (string, error) {
-	f, err := os.Open(path)
+// importFile creates one session from one source file, or brings one it
+// created before up to date with what the source gained since. Its name
+// derives from the source's own id, so importing the same source again
+// finds it. It reports whether anything was stored.
+func importFile(st *backing.Store, path string, format importer.Format) (string, bool, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	defer f.Close()
 	if format == "auto" {
-		if format, err = importer.Detect(f); err != nil {
-			return "", err
-		}
-		if _, err := f.Seek(0, 0); err != nil {
-			return "", err
+		if format, err = importer.Detect(bytes.NewReader(data)); err != nil {
+			return "", false, err
 		}
 	}
-	src, err := importer.Decode(f, format)
+	src, err := importer.Decode(bytes.NewReader(data), format)
 	if err != nil {
-		return "", err
+		return "", false, err
+	}
+	lines, err := src.StoreLines()
+	if err != nil {
+		return "", false, err
 	}
 	id := src.SourceID
 	if id == "" {
 		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	}
 	name := string(format) + "-" + shortID(id)
-	if _, err := st.Session(name); err == nil {
-		return name, fmt.Errorf("session %q: %w", name, backing.ErrExist)
+	if s, err := st.Session(name); err == nil {
+		n, err := importGrowth(s, src, data, lines)
+		return name, n > 0, err
 	}
 	// Where the session came from, and what the source says of itself
 	// beyond the fields meta.json has, under one key of meta.json.
@@ -120,19 +127,114 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 	for k, v := range src.Extra {
 		origin[k] = v
 	}
+	for k, v := range imported(data) {
+		origin[k] = v
+	}
 	raw, err := json.Marshal(origin)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	extra := map[string]json.RawMessage{"source": raw}
 	s, m, err := st.Create(name, backing.Meta{Title: src.Title, Cwd: src.Cwd, Model: src.Model, Provider: src.Provider, Extra: extra})
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	if err := s.Append("", src.Messages); err != nil {
-		return m.Name, err
+	if err := s.Append("", lines); err != nil {
+		return m.Name, false, err
 	}
-	return m.Name, nil
+	return m.Name, true, nil
+}
+
+// imported is what meta.json's "source" records of the bytes imported: a
+// re-import checks the source still starts with them (it only grew), and
+// an export of the original checks it gives them back.
+func imported(data []byte) map[string]any {
+	sum := sha256.Sum256(data)
+	return map[string]any{"bytes": len(data), "sha256": hex.EncodeToString(sum[:])}
+}
+
+// importGrowth appends to s the lines of a source that came after those
+// stored, and returns how many. The stored part is found from the messages
+// themselves (their source_seq), not from meta.json, so an import cut
+// short between the two writes neither loses nor repeats a line.
+func importGrowth(s *backing.Session, src *importer.Session, data []byte, lines [][]byte) (int, error) {
+	m, err := s.Meta()
+	if err != nil {
+		return 0, err
+	}
+	var origin struct {
+		ID     string `json:"id"`
+		Bytes  *int   `json:"bytes"`
+		SHA256 string `json:"sha256"`
+	}
+	json.Unmarshal(m.Extra["source"], &origin)
+	if origin.ID != src.SourceID {
+		return 0, fmt.Errorf("session %q exists and was not imported from this source: %w", m.Name, backing.ErrExist)
+	}
+	if origin.Bytes != nil {
+		sum := sha256.Sum256(data[:min(*origin.Bytes, len(data))])
+		if *origin.Bytes > len(data) || hex.EncodeToString(sum[:]) != origin.SHA256 {
+			return 0, fmt.Errorf("the source changed since it was imported as %s (it did not only grow); "+
+				"rename or remove that session to import it afresh", m.Name)
+		}
+	}
+	last, err := lastSourceSeq(s)
+	if err != nil {
+		return 0, err
+	}
+	var grown [][]byte
+	for _, l := range lines {
+		var seq struct {
+			N int `json:"source_seq"`
+		}
+		if json.Unmarshal(l, &seq) == nil && seq.N > last {
+			grown = append(grown, l)
+		}
+	}
+	if len(grown) > 0 {
+		if err := s.Append("", grown); err != nil {
+			return 0, err
+		}
+	}
+	raw, err := json.Marshal(imported(data))
+	if err != nil {
+		return 0, err
+	}
+	var rec map[string]json.RawMessage
+	json.Unmarshal(m.Extra["source"], &rec)
+	var up map[string]json.RawMessage
+	json.Unmarshal(raw, &up)
+	for k, v := range up {
+		rec[k] = v
+	}
+	if raw, err = json.Marshal(rec); err != nil {
+		return 0, err
+	}
+	return len(grown), s.SetExtra("source", raw)
+}
+
+// lastSourceSeq is the highest source line stored in s's default branch:
+// the last message that has one (a person may have appended after).
+func lastSourceSeq(s *backing.Session) (int, error) {
+	v, err := s.View("")
+	if err != nil {
+		return 0, err
+	}
+	for to := v.Len(); to > 0; to -= showChunk {
+		msgs, err := v.Read(max(0, to-showChunk), to)
+		if err != nil {
+			return 0, err
+		}
+		for i := len(msgs) - 1; i >= 0; i-- {
+			var seq struct {
+				N *int `json:"source_seq"`
+			}
+			if json.Unmarshal(msgs[i].Raw, &seq) == nil && seq.N != nil {
+				return *seq.N, nil
+			}
+		}
+	}
+	return 0, nil
 }
 
 // shortID is the last twelve characters of an id: random in UUIDs v4 and

@@ -42,6 +42,7 @@ func commands() []command {
 		{"ls", "list sessions", runLs},
 		{"append", "add messages to a session", runAppend},
 		{"show", "write a branch of a session as Markdown or JSON lines", runShow},
+		{"export", "write a session as Markdown, HTML, JSON, JSON lines or its original file", runExport},
 		{"fork", "create a branch from another at its head, a turn or a message", runFork},
 		{"branches", "list the branches of a session", runBranches},
 		{"branch", "rename or remove a branch (branch rename | branch rm)", runBranch},

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/importer"
+	"github.com/sessfs/sessfs/render"
+)
+
+func runExport(args []string) int {
+	c := newCLI("export", "[--format md|html|json|jsonl|original] [--branch B] [--redact] [-o FILE] SESSION",
+		`Writes SESSION to standard output or to FILE:
+  md        Markdown, as transcript.md
+  html      one self-contained page (no script, nothing loaded from the network)
+  json      one JSON document: meta, branches, and the branch's messages
+  jsonl     the branch's messages, one a line, as messages.jsonl
+  original  an imported session's source file, byte for byte as the agent wrote it
+With --branch, that branch (default: the default branch; not for original).
+With --redact, secrets are masked: API keys, tokens, passwords in URLs, private
+keys (see README, Redaction). FILE is written whole or not at all.`)
+	format := c.fs.String("format", "md", "md, html, json, jsonl or original")
+	branch := c.fs.String("branch", "", "the branch to export (default: the default branch)")
+	redact := c.fs.Bool("redact", false, "mask secrets (API keys, tokens, passwords, private keys)")
+	outPath := c.fs.StringP("output", "o", "", "write to `FILE` instead of standard output")
+	rest, code, ok := c.parse(args, 1, 1)
+	if !ok {
+		return code
+	}
+	switch *format {
+	case "md", "html", "json", "jsonl", "original":
+	default:
+		return c.usageError(fmt.Sprintf("--format %q: want md, html, json, jsonl or original", *format))
+	}
+	if *format == "original" && c.fs.Changed("branch") {
+		return c.usageError("--branch: an original is the whole source file, every branch of it")
+	}
+	s, err := c.session(rest[0])
+	if err != nil {
+		return c.fail(err)
+	}
+	var buf bytes.Buffer
+	w := bufio.NewWriterSize(&buf, 64<<10)
+	if *format == "original" {
+		err = exportOriginal(w, s, !*redact)
+	} else {
+		err = exportBranch(w, s, *branch, *format)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	out := buf.Bytes()
+	if *redact {
+		out = render.Redact(out)
+	}
+	if *outPath == "" {
+		_, err = os.Stdout.Write(out)
+	} else {
+		err = writeWhole(*outPath, out)
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	return exitOK
+}
+
+// exportBranch writes one branch, ancestry resolved, in format.
+func exportBranch(w *bufio.Writer, s *backing.Session, branch, format string) error {
+	v, err := s.View(branch)
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "md":
+		return writeMessages(w, v, 0, v.Len(), render.Markdown)
+	case "jsonl":
+		return writeMessages(w, v, 0, v.Len(), render.JSONL)
+	case "html":
+		m, err := s.Meta()
+		if err != nil {
+			return err
+		}
+		title := m.Title
+		if title == "" {
+			title = m.Name
+		}
+		w.Write(render.HTMLHead(title))
+		if err := writeMessages(w, v, 0, v.Len(), render.HTML); err != nil {
+			return err
+		}
+		w.Write(render.HTMLTail())
+		return nil
+	}
+	return exportJSON(w, s, v)
+}
+
+// exportJSON writes one document a program can load whole: meta,
+// branches, and the branch's messages (render.JSONHead).
+func exportJSON(w *bufio.Writer, s *backing.Session, v *backing.View) error {
+	meta, err := s.MetaBytes()
+	if err != nil {
+		return err
+	}
+	branches, err := s.Branches()
+	if err != nil {
+		return err
+	}
+	bs, err := json.Marshal(branches)
+	if err != nil {
+		return err
+	}
+	w.Write(render.JSONHead(meta, bs, v.Branch().ID))
+	member := func(m render.Message) []byte { return render.JSONMember(m, false) }
+	if v.Len() > 0 {
+		msgs, err := v.Read(0, 1)
+		if err != nil {
+			return err
+		}
+		w.Write(render.JSONMember(render.Message{Raw: msgs[0].Raw}, true))
+	}
+	if err := writeMessages(w, v, min(1, v.Len()), v.Len(), member); err != nil {
+		return err
+	}
+	_, err = w.Write(render.JSONTail())
+	return err
+}
+
+// exportOriginal writes an imported session's source again: every stored
+// line that came from it (each branch's own, so each once), in the order
+// of the file. Empty lines, which the import skips, are put back where the
+// line numbers leave gaps. With check, the result must hash to what the
+// import recorded, else it is refused rather than passed off as the
+// original.
+func exportOriginal(w *bufio.Writer, s *backing.Session, check bool) error {
+	branches, err := s.Branches()
+	if err != nil {
+		return err
+	}
+	type srcLine struct {
+		seq  int
+		line []byte
+	}
+	var lines []srcLine
+	seen := map[int]bool{}
+	for _, b := range branches {
+		v, err := s.ViewID(b.ID)
+		if err != nil {
+			return err
+		}
+		msgs, err := v.Read(v.Inherited(), v.Len())
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			var seq struct {
+				N *int `json:"source_seq"`
+			}
+			if json.Unmarshal(m.Raw, &seq) != nil || seq.N == nil || seen[*seq.N] {
+				continue
+			}
+			line, err := importer.SourceLine(m.Raw)
+			if err != nil {
+				return err
+			}
+			seen[*seq.N] = true
+			lines = append(lines, srcLine{*seq.N, line})
+		}
+	}
+	if len(lines) == 0 {
+		return errors.New("this session was not imported: it has no source to give back")
+	}
+	sort.Slice(lines, func(i, j int) bool { return lines[i].seq < lines[j].seq })
+	var out bytes.Buffer
+	next := 1
+	for _, l := range lines {
+		for ; next < l.seq; next++ {
+			out.WriteByte('\n') // an empty line the import skipped
+		}
+		out.Write(l.line)
+		out.WriteByte('\n')
+		next = l.seq + 1
+	}
+	data := out.Bytes()
+	if check {
+		if data, err = matchImported(s, data); err != nil {
+			return err
+		}
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// matchImported checks data against the hash the import recorded. A source
+// whose last line had no newline is data less its final byte.
+func matchImported(s *backing.Session, data []byte) ([]byte, error) {
+	m, err := s.Meta()
+	if err != nil {
+		return nil, err
+	}
+	var origin struct {
+		Bytes  *int   `json:"bytes"`
+		SHA256 string `json:"sha256"`
+	}
+	json.Unmarshal(m.Extra["source"], &origin)
+	if origin.Bytes == nil {
+		return data, nil // imported before the hash was recorded
+	}
+	for _, d := range [][]byte{data, data[:len(data)-1]} {
+		sum := sha256.Sum256(d)
+		if len(d) == *origin.Bytes && hex.EncodeToString(sum[:]) == origin.SHA256 {
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("the stored lines do not give back the source byte for byte "+
+		"(%d bytes, the source had %d: a stored line was changed, or the source had lines of only spaces)",
+		len(data), *origin.Bytes)
+}
+
+// writeWhole writes path atomically: a reader sees the old file or the
+// new one, never a part.
+func writeWhole(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// dataFiles are the real sessions of ../shared/data.
+func dataFiles(t *testing.T) (dir string, files []string) {
+	t.Helper()
+	dir = filepath.Join("..", "..", "..", "shared", "data")
+	files, _ = filepath.Glob(filepath.Join(dir, "*", "*.jsonl"))
+	if len(files) == 0 {
+		t.Skip("no real sessions in ../shared/data")
+	}
+	return dir, files
+}
+
+// sourceCounts computes from a source file, independently of the importer,
+// how many messages of each role it holds and how many lines are events,
+// the ids that must survive (Claude Code's uuids, Codex's call_ids), and
+// the assistant texts a transcript must show exactly as often as the
+// source has them as messages.
+func sourceCounts(t *testing.T, data []byte) (roles map[string]int, ids []string, texts []string) {
+	t.Helper()
+	roles = map[string]int{}
+	for _, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var l struct {
+			Type    string          `json:"type"`
+			UUID    string          `json:"uuid"`
+			Content json.RawMessage `json:"content"`
+			Message struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+			Payload struct {
+				Type    string          `json:"type"`
+				Role    string          `json:"role"`
+				CallID  string          `json:"call_id"`
+				Content json.RawMessage `json:"content"`
+			} `json:"payload"`
+		}
+		json.Unmarshal(line, &l)
+		if l.UUID != "" {
+			ids = append(ids, l.UUID)
+		}
+		if l.Payload.CallID != "" {
+			ids = append(ids, l.Payload.CallID)
+		}
+		isContent := func(c json.RawMessage) bool {
+			c = bytes.TrimSpace(c)
+			return len(c) > 0 && (c[0] == '"' || c[0] == '[')
+		}
+		role := "event"
+		switch {
+		case (l.Type == "user" || l.Type == "assistant") && isContent(l.Message.Content):
+			role = l.Message.Role
+			if role == "" {
+				role = l.Type
+			}
+		case l.Type == "system" && (isContent(l.Message.Content) || (len(bytes.TrimSpace(l.Message.Content)) == 0 && isContent(l.Content))):
+			role = "system"
+			if l.Message.Role != "" {
+				role = l.Message.Role
+			}
+		case l.Type == "response_item" && l.Payload.Type == "message" && l.Payload.Role != "" && isContent(l.Payload.Content):
+			role = l.Payload.Role
+		case l.Type == "response_item" && strings.HasSuffix(l.Payload.Type, "_output"):
+			role = "tool"
+		case l.Type == "response_item" && (l.Payload.Type == "reasoning" || strings.HasSuffix(l.Payload.Type, "_call")):
+			role = "assistant"
+		}
+		roles[role]++
+		if role != "assistant" {
+			continue
+		}
+		// The assistant's own text, as Claude Code and Codex store it.
+		var blocks []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		json.Unmarshal(l.Message.Content, &blocks)
+		if l.Type == "response_item" {
+			json.Unmarshal(l.Payload.Content, &blocks)
+		}
+		for _, b := range blocks {
+			if (b.Type == "text" || b.Type == "output_text") && len(strings.TrimSpace(b.Text)) >= 20 {
+				texts = append(texts, strings.TrimSpace(b.Text))
+			}
+		}
+	}
+	return roles, ids, texts
+}
+
+// Every real session imports losslessly: the roles add up to what the
+// source holds, every uuid and call_id is stored, the original comes back
+// byte for byte, and no assistant text shows more often in the transcript
+// than the source has it as a message (Codex repeats each one in a UI
+// event, which must not show).
+func TestImportLossless(t *testing.T) {
+	_, files := dataFiles(t)
+	s := newStore(t)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := strings.TrimSpace(s.ok("import", f))
+			roles, ids, texts := sourceCounts(t, data)
+
+			got := map[string]int{}
+			stored := s.ok("export", "--format", "jsonl", name)
+			for _, l := range strings.Split(strings.TrimSpace(stored), "\n") {
+				var m struct{ Role string }
+				if err := json.Unmarshal([]byte(l), &m); err != nil {
+					t.Fatalf("stored line %q: %v", l, err)
+				}
+				got[m.Role]++
+			}
+			if !mapsEqual(got, roles) {
+				t.Errorf("stored roles %v, the source has %v", got, roles)
+			}
+			for _, id := range ids {
+				if !strings.Contains(stored, id) {
+					t.Errorf("id %s of the source is not stored", id)
+				}
+			}
+			if orig := s.ok("export", "--format", "original", name); orig != string(data) {
+				t.Errorf("export --format original: %d bytes differ from the source's %d", len(orig), len(data))
+			}
+			md := s.ok("export", name)
+			if roles["assistant"] > 0 && len(texts) == 0 {
+				t.Errorf("found no assistant text in the source to check the transcript by")
+			}
+			for _, text := range texts {
+				snip := firstLine(text)
+				want := 0
+				for _, o := range texts {
+					if firstLine(o) == snip {
+						want++
+					}
+				}
+				if n := strings.Count(md, snip); n > want {
+					t.Errorf("assistant text %q shows %d times in the transcript, %d in the source", snip, n, want)
+				}
+			}
+		})
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s[:min(len(s), 60)]
+}
+
+func mapsEqual(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// A source that grew is brought up to date by a second import, which adds
+// only the new lines; one that changed otherwise is refused, untouched.
+func TestImportGrowth(t *testing.T) {
+	_, files := dataFiles(t)
+	var src string
+	for _, f := range files {
+		if strings.Contains(f, "codex") {
+			src = f
+			break
+		}
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	half := bytes.Join(lines[:len(lines)/2], nil)
+	path := filepath.Join(t.TempDir(), filepath.Base(src))
+	if err := os.WriteFile(path, half, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newStore(t)
+	name := strings.TrimSpace(s.ok("import", path))
+	count := func() int { return strings.Count(s.ok("export", "--format", "jsonl", name), "\n") }
+	if n := count(); n != len(lines)/2 {
+		t.Fatalf("first import stored %d lines of %d", n, len(lines)/2)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again := strings.TrimSpace(s.ok("import", path)); again != name {
+		t.Fatalf("import of the grown source printed %q, want %q", again, name)
+	}
+	if n, want := count(), bytes.Count(data, []byte("\n")); n != want {
+		t.Errorf("after growth: %d lines stored, the source has %d", n, want)
+	}
+	if orig := s.ok("export", "--format", "original", name); orig != string(data) {
+		t.Errorf("export of the grown source differs from it")
+	}
+	r := s.run("import", path)
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "nothing new") {
+		t.Errorf("third import: %v", r)
+	}
+	// A source rewritten (not grown) is refused and the session kept.
+	changed := bytes.Replace(data, []byte(`"type"`), []byte(`"type" `), 1)
+	if err := os.WriteFile(path, changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = s.run("import", path)
+	if r.code != 1 || !strings.Contains(r.stderr, "changed since it was imported") {
+		t.Errorf("import of a changed source: %v", r)
+	}
+	if n, want := count(), bytes.Count(data, []byte("\n")); n != want {
+		t.Errorf("the refused import changed the session: %d lines, want %d", n, want)
+	}
+}
+
+// Each export format writes what it says, to standard output or whole to
+// a file, and --redact masks a secret in every one.
+func TestExportFormats(t *testing.T) {
+	s := newStore(t)
+	s.ok("new", "s", "--title", "Export <me>")
+	s.ok("append", "s", "What is the key? It is AKIAIOSFODNN7EXAMPLE")
+	s.ok("append", "--role", "assistant", "s", "Keep it secret.")
+	if md, show := s.ok("export", "s"), s.ok("show", "s"); md != show {
+		t.Errorf("export (md) differs from show:\n%s\n---\n%s", md, show)
+	}
+	html := s.ok("export", "--format", "html", "s")
+	if !strings.HasPrefix(html, "<!doctype html>") || !strings.HasSuffix(html, "</html>\n") ||
+		!strings.Contains(html, "Export &lt;me&gt;") || !strings.Contains(html, "What is the key?") {
+		t.Errorf("export --format html:\n%s", html)
+	}
+	var doc struct {
+		Meta     struct{ Name string }
+		Branches []struct{ ID, Name string }
+		Branch   string
+		Messages []struct{ Role, Content string }
+	}
+	if err := json.Unmarshal([]byte(s.ok("export", "--format", "json", "s")), &doc); err != nil {
+		t.Fatalf("export --format json: %v", err)
+	}
+	if doc.Meta.Name != "s" || len(doc.Branches) != 1 || doc.Branch != doc.Branches[0].ID ||
+		len(doc.Messages) != 2 || doc.Messages[1].Content != "Keep it secret." {
+		t.Errorf("export --format json: %+v", doc)
+	}
+	if jsonl := s.ok("export", "--format", "jsonl", "s"); strings.Count(jsonl, "\n") != 2 {
+		t.Errorf("export --format jsonl:\n%s", jsonl)
+	}
+	for _, f := range []string{"md", "html", "json", "jsonl"} {
+		out := s.ok("export", "--format", f, "--redact", "s")
+		if strings.Contains(out, "AKIAIOSFODNN7EXAMPLE") || !strings.Contains(out, "[REDACTED:") {
+			t.Errorf("export --format %s --redact left the key:\n%s", f, out)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "out.md")
+	if out := s.ok("export", "-o", file, "s"); out != "" {
+		t.Errorf("export -o printed %q", out)
+	}
+	if got, _ := os.ReadFile(file); string(got) != s.ok("show", "s") {
+		t.Errorf("export -o wrote %q", got)
+	}
+	if r := s.run("export", "--format", "original", "s"); r.code != 1 || !strings.Contains(r.stderr, "not imported") {
+		t.Errorf("export --format original of a session made here: %v", r)
+	}
+	if r := s.run("export", "--format", "pdf", "s"); r.code != 2 {
+		t.Errorf("export --format pdf: %v", r)
+	}
+}
