@@ -9,8 +9,8 @@ import (
 
 // The files every branch shows, at a session's top level (for its default
 // branch) and in branches/<name>/.
-var branchFileNames = []string{"transcript.md", "messages.jsonl", "append", "turns"}
-var branchFileModes = []uint32{fileMode, fileMode, fileMode, syscall.S_IFDIR}
+var branchFileNames = []string{"transcript.md", "transcript.html", "transcript.redacted.md", "messages.jsonl", "export.json", "append", "turns"}
+var branchFileModes = []uint32{fileMode, fileMode, fileMode, fileMode, fileMode, fileMode, syscall.S_IFDIR}
 
 // branchFile makes the node for one of branchFileNames; ids are the path's
 // immutable ids (session id, and branch id below branches/).
@@ -18,6 +18,12 @@ func branchFile(ctx context.Context, parent *fs.Inode, fsys *FS, ref branchRef, 
 	switch name {
 	case "transcript.md":
 		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatMarkdown, known: -1}, fileMode, ino(kindTranscript, ids...))
+	case "transcript.html":
+		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatHTML, known: -1}, fileMode, ino(kindHTML, ids...))
+	case "transcript.redacted.md":
+		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatRedacted, known: -1}, fileMode, ino(kindRedacted, ids...))
+	case "export.json":
+		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatJSON, known: -1}, fileMode, ino(kindExport, ids...))
 	case "messages.jsonl":
 		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatJSONL, known: -1}, fileMode, ino(kindMessages, ids...))
 	case "append":

@@ -25,6 +25,9 @@ const (
 	kindArchive
 	kindTrash
 	kindScratch
+	kindHTML
+	kindRedacted
+	kindExport
 )
 
 // ino hashes a kind and ids into an inode number; 0 and 1 (the root) are

@@ -43,7 +43,7 @@ func (f *FS) grew(ref branchRef) {
 	f.mu.Unlock()
 	for _, n := range files {
 		if sp, err := n.span(); err == nil {
-			n.sizeChanged(sp.size())
+			n.changed(sp)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package fsnode
 
 import (
 	"context"
+	"hash/crc32"
 	"sort"
 	"sync"
 	"syscall"
@@ -21,8 +22,9 @@ type renderedFile struct {
 	format format
 	turn   int // 0: the whole branch
 
-	mu    sync.Mutex
-	known int64 // the size the kernel was last told; -1: none yet
+	mu      sync.Mutex
+	known   int64  // the size the kernel was last told; -1: none yet
+	headSum uint32 // a checksum of the head it was last told of
 }
 
 var (
@@ -35,12 +37,14 @@ var (
 // span is the file's content as of now: the view, the piece offsets, and
 // the messages [from, to) the file shows.
 type span struct {
-	v        *backing.View
-	off      []int64
-	from, to int
+	v          *backing.View
+	off        []int64
+	from, to   int
+	head, tail []byte // what frames the pieces (frame.go)
 }
 
-func (s span) size() int64 { return s.off[s.to] - s.off[s.from] }
+func (s span) pieces() int64 { return s.off[s.to] - s.off[s.from] }
+func (s span) size() int64   { return int64(len(s.head)) + s.pieces() + int64(len(s.tail)) }
 
 func (n *renderedFile) span() (span, error) {
 	v, err := n.ref.view()
@@ -53,6 +57,9 @@ func (n *renderedFile) span() (span, error) {
 		if sp.from, sp.to, err = v.TurnRange(n.turn); err != nil {
 			return span{}, err
 		}
+	}
+	if sp.head, sp.tail, err = n.frame(v); err != nil {
+		return span{}, err
 	}
 	sp.off, err = n.fsys.offsets(n.ref, v, n.format)
 	return sp, err
@@ -68,7 +75,7 @@ func (n *renderedFile) attr(out *fuse.AttrOut) syscall.Errno {
 	}
 	n.fsys.attr(&out.Attr, syscall.S_IFREG|0o444, sp.size(), sp.v.ModTime())
 	out.SetTimeout(attrTimeout)
-	n.sizeChanged(sp.size())
+	n.changed(sp)
 	if n.turn == 0 || n.turn == sp.v.Turns() {
 		n.fsys.watch(n.ref.key(sp.v), n)
 	}
@@ -79,22 +86,25 @@ func (n *renderedFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.
 	return n.attr(out)
 }
 
-// sizeChanged drops the kernel's cached pages that a new size makes stale.
-// The mount controls the page cache itself (ExplicitDataCacheControl): a
-// rendering only grows at its end, so only the page holding the old end
-// (filled with zeros past it) and what follows need to go, and the pages
-// before stay cached, however long the session. A size that shrank (a
-// repair) drops everything. Every size the kernel learns passes here:
-// lookups and getattrs both answer from Getattr.
-func (n *renderedFile) sizeChanged(size int64) {
+// changed drops the kernel's cached pages that the file as it is now
+// makes stale. The mount controls the page cache itself
+// (ExplicitDataCacheControl): a rendering only grows before its tail, so
+// only the page holding the old tail (and the old end, zero-filled past
+// it) and what follows need to go, and the pages before stay cached,
+// however long the session. A size that shrank (a repair) or a head that
+// changed (a new title in transcript.html) drops everything. Every size
+// the kernel learns passes here: lookups and getattrs both answer from
+// attr, and appends through the mount from FS.grew.
+func (n *renderedFile) changed(sp span) {
+	size, sum := sp.size(), crc32.ChecksumIEEE(sp.head)
 	n.mu.Lock()
-	old := n.known
-	n.known = size
+	old, oldSum := n.known, n.headSum
+	n.known, n.headSum = size, sum
 	n.mu.Unlock()
 	switch {
-	case old < 0 || old == size:
-	case size > old:
-		n.NotifyContent(old&^(pageSize-1), 0)
+	case old < 0 || (old == size && oldSum == sum):
+	case size > old && oldSum == sum:
+		n.NotifyContent((old-int64(len(sp.tail)))&^(pageSize-1), 0)
 	default:
 		n.NotifyContent(0, 0)
 	}
@@ -120,19 +130,40 @@ func (n *renderedFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, 
 	if err != nil {
 		return nil, toErrno(err)
 	}
-	start := sp.off[sp.from] + off // absolute offset in the branch rendering
-	end := min(start+int64(len(dest)), sp.off[sp.to])
-	if start >= end {
+	// The file is head, pieces, tail: serve each part the range covers.
+	buf := dest[:0]
+	end := min(off+int64(len(dest)), sp.size())
+	if off >= end {
 		return fuse.ReadResultData(nil), 0
 	}
+	if off < int64(len(sp.head)) {
+		buf = append(buf, sp.head[off:min(end, int64(len(sp.head)))]...)
+	}
+	pieceEnd := int64(len(sp.head)) + sp.pieces()
+	if off < pieceEnd && end > int64(len(sp.head)) {
+		var err error
+		if buf, err = n.readPieces(sp, buf, max(off, int64(len(sp.head)))-int64(len(sp.head)), min(end, pieceEnd)-int64(len(sp.head))); err != nil {
+			return nil, toErrno(err)
+		}
+	}
+	if end > pieceEnd {
+		buf = append(buf, sp.tail[max(off, pieceEnd)-pieceEnd:end-pieceEnd]...)
+	}
+	return fuse.ReadResultData(buf), 0
+}
+
+// readPieces appends bytes [from, to) of the pieces of sp to buf,
+// rendering only the messages they cover.
+func (n *renderedFile) readPieces(sp span, buf []byte, from, to int64) ([]byte, error) {
+	start := sp.off[sp.from] + from // absolute offset in the branch rendering
+	end := sp.off[sp.from] + to
 	// Messages [first, last) are the ones whose pieces overlap the range.
 	first := sort.Search(sp.to-sp.from, func(k int) bool { return sp.off[sp.from+k+1] > start }) + sp.from
 	last := sort.Search(sp.to-sp.from, func(k int) bool { return sp.off[sp.from+k] >= end }) + sp.from
 	msgs, err := sp.v.Read(first, last)
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, err
 	}
-	buf := dest[:0]
 	for _, m := range msgs {
 		piece := n.format.render(m)
 		lo := max(start, sp.off[m.Index]) - sp.off[m.Index]
@@ -144,7 +175,7 @@ func (n *renderedFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, 
 			buf = append(buf, piece[lo:hi]...)
 		}
 	}
-	return fuse.ReadResultData(buf), 0
+	return buf, nil
 }
 
 // Setattr refuses truncate, chmod, chown and utimes of a generated file.

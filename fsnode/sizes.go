@@ -7,12 +7,17 @@ import (
 	"github.com/sessfs/sessfs/render"
 )
 
-// format is a rendering of messages: Markdown or JSON lines.
+// format is a rendering of messages: Markdown or JSON lines, and the
+// whole-branch files framed by a head and a tail (HTML, one JSON
+// document), and Markdown with secrets masked.
 type format int
 
 const (
 	formatMarkdown format = iota
 	formatJSONL
+	formatHTML
+	formatJSON
+	formatRedacted
 )
 
 func (f format) render(m backing.Message) []byte {
@@ -20,8 +25,16 @@ func (f format) render(m backing.Message) []byte {
 	if m.TurnStart {
 		rm.Turn = m.Turn
 	}
-	if f == formatJSONL {
+	switch f {
+	case formatJSONL:
 		return render.JSONL(rm)
+	case formatHTML:
+		return render.HTML(rm)
+	case formatJSON:
+		return render.JSONMember(rm, m.Index == 0)
+	case formatRedacted:
+		// Piece by piece: a secret never spans two messages' pieces.
+		return render.Redact(render.Markdown(rm))
 	}
 	return render.Markdown(rm)
 }

@@ -34,7 +34,7 @@ func TestBrowseListing(t *testing.T) {
 	}
 
 	// ls -l: names and types (d or -) of a session folder's entries.
-	want = []string{"append -", "branches d", "messages.jsonl -", "meta.json -", "transcript.md -", "turns d"}
+	want = []string{"append -", "branches d", "export.json -", "messages.jsonl -", "meta.json -", "transcript.html -", "transcript.md -", "transcript.redacted.md -", "turns d"}
 	var entries []string
 	for _, l := range lines(run(t, "ls", "-l", m.P("alpha"))) {
 		f := strings.Fields(l)
@@ -51,7 +51,7 @@ func TestBrowseListing(t *testing.T) {
 	if got := ls(t, m.P("alpha", "branches")); !slices.Equal(got, []string{"main"}) {
 		t.Errorf("ls branches = %q, want [main]", got)
 	}
-	want = []string{"append", "info.json", "messages.jsonl", "transcript.md", "turns"}
+	want = []string{"append", "export.json", "info.json", "messages.jsonl", "transcript.html", "transcript.md", "transcript.redacted.md", "turns"}
 	if got := ls(t, m.P("alpha", "branches", "main")); !slices.Equal(got, want) {
 		t.Errorf("ls branches/main = %q, want %q", got, want)
 	}
