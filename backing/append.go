@@ -132,10 +132,11 @@ func (s *Session) writeBranch(id string, group []*pending) error {
 		}
 		return err
 	}
-	size, err := s.cutTornTail(id)
+	f, size, err := s.openLog(id)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	var buf []byte
 	var lines [][]byte
 	var turns []bool
@@ -147,11 +148,6 @@ func (s *Session) writeBranch(id string, group []*pending) error {
 		lines = append(lines, p.lines...)
 		turns = append(turns, p.turns...)
 	}
-	f, err := os.OpenFile(s.logFile(id), os.O_WRONLY|os.O_APPEND, fileMode)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
 	if _, err := f.Write(buf); err != nil {
 		f.Truncate(size)
 		return fmt.Errorf("append to %s: %w", s.logFile(id), err)

@@ -15,11 +15,30 @@ import (
 // the quarantine folder before the log is cut, so the next append does not
 // glue a message onto it and no byte is lost. The caller holds the lock.
 func (s *Session) cutTornTail(branchID string) (int64, error) {
-	f, err := os.OpenFile(s.logFile(branchID), os.O_RDWR|os.O_CREATE, fileMode)
+	f, size, err := s.openLog(branchID)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
+	f.Close()
+	return size, nil
+}
+
+// openLog opens a branch's log for appending, its torn tail cut (see
+// cutTornTail), and returns it with its size. The caller holds the lock.
+func (s *Session) openLog(branchID string) (*os.File, int64, error) {
+	f, err := os.OpenFile(s.logFile(branchID), os.O_RDWR|os.O_CREATE|os.O_APPEND, fileMode)
+	if err != nil {
+		return nil, 0, err
+	}
+	size, err := s.cutTail(f, branchID)
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, size, nil
+}
+
+func (s *Session) cutTail(f *os.File, branchID string) (int64, error) {
 	size, torn, err := tornTail(f)
 	if err != nil || torn == nil {
 		return size, err

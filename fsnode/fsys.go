@@ -33,17 +33,18 @@ type FS struct {
 
 	appends atomic.Uint64 // lookups of append files: see appendIno
 
-	mu       sync.Mutex
-	sizes    map[sizeKey]*sizeCache
-	live     map[string]map[*renderedFile]struct{} // by branch key: see live.go
-	scratch  map[string]*scratchSet                // by session id
-	reported map[string]bool                       // damaged lines already logged
+	mu           sync.Mutex
+	sizes        map[sizeKey]*sizeCache
+	live         map[string]map[*renderedFile]struct{} // by branch key: see live.go
+	liveSessions map[string]bool                       // ids of sessions with entries in live
+	scratch      map[string]*scratchSet                // by session id
+	reported     map[string]bool                       // damaged lines already logged
 }
 
 // New makes the root of a mount of st.
 func New(st *backing.Store, opts Options) *Root {
 	f := &FS{st: st, opts: opts, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
-		sizes: map[sizeKey]*sizeCache{}, live: map[string]map[*renderedFile]struct{}{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
+		sizes: map[sizeKey]*sizeCache{}, live: map[string]map[*renderedFile]struct{}{}, liveSessions: map[string]bool{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
 	return &Root{base: base{fsys: f}}
 }
 

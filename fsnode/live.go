@@ -13,6 +13,7 @@ package fsnode
 func (f *FS) watch(key string, n *renderedFile) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.liveSessions[n.ref.s.ID()] = true
 	set := f.live[key]
 	if set == nil {
 		set = map[*renderedFile]struct{}{}
@@ -26,6 +27,12 @@ func (f *FS) watch(key string, n *renderedFile) {
 // only once a stat would see it. No lock is held while notifying (the
 // kernel may need a read of the same file answered first).
 func (f *FS) grew(ref branchRef) {
+	f.mu.Lock()
+	watched := f.liveSessions[ref.s.ID()]
+	f.mu.Unlock()
+	if !watched { // the common case for a harness: nothing to tell
+		return
+	}
 	v, err := ref.view()
 	if err != nil {
 		return
