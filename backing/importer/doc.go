@@ -17,17 +17,19 @@
 //
 // Claude Code: user, assistant and system lines with a content become
 // messages with the line's uuid as "id", so a re-import can recognise them.
-// What this first version does not do yet, on purpose:
-//   - Branches. Lines link into a tree by parentUuid (a rewind adds a
-//     second child, a compaction starts a new root with logicalParentUuid);
-//     here they are kept linear in file order. Building branches from the
-//     tree comes later; the uuids and parentUuids it needs are in "source".
+// Branches splits a session into the default branch and forks: a rewind
+// (a user's new prompt under a line that already had a child) leaves the
+// path it abandoned as a fork at that line. Parallel tool calls, whose
+// results are second children of their calls, are not forks.
+//
+// What this version does not do yet, on purpose:
 //   - Merging. One API response can span several consecutive assistant
 //     lines sharing message.id (one content block each); each line stays
 //     its own message, and those after the first carry "continues": true,
 //     so renderings show them as one message.
 //   - Sidechains. Subagent lines (isSidechain: true) stay in order with the
-//     flag in "source", mixed with the main conversation.
+//     flag in "source", mixed with the main conversation, rather than
+//     becoming a linked child session.
 //   - Duplicate uuids are not resolved: the store does not require ids to
 //     be unique, and the edge cases seen so far repeat a uuid only on
 //     lines that are events.

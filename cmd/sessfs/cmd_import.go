@@ -23,8 +23,8 @@ func runImport(args []string) int {
 			"is stored, with its bytes under \"source\" (lines that are not messages, such as\n"+
 			"summaries and UI events, as messages of role \"event\", left out of transcripts),\n"+
 			"so `sessfs export --format original` writes the file back byte for byte.\n"+
-			"Importing a source again stores only what it gained since. Not yet: branches\n"+
-			"from Claude Code's rewinds, subagents as their own sessions.")
+			"Importing a source again stores only what it gained since. A Claude Code rewind's\n"+
+			"abandoned path becomes a branch, rewind-1, rewind-2, …")
 	format := c.fs.String("format", "auto", "the source format: claude-code, codex or auto (by content)")
 	rest, code, ok := c.parse(args, 1, -1)
 	if !ok {
@@ -108,7 +108,7 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 	if err != nil {
 		return "", false, err
 	}
-	lines, err := src.StoreLines()
+	lines, forks, err := src.Branches()
 	if err != nil {
 		return "", false, err
 	}
@@ -118,7 +118,11 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 	}
 	name := string(format) + "-" + shortID(id)
 	if s, err := st.Session(name); err == nil {
-		n, err := importGrowth(s, src, data, lines)
+		all, err := src.StoreLines()
+		if err != nil {
+			return name, false, err
+		}
+		n, err := importGrowth(s, src, data, all)
 		return name, n > 0, err
 	}
 	// Where the session came from, and what the source says of itself
@@ -142,6 +146,14 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 	if err := s.Append("", lines); err != nil {
 		return m.Name, false, err
 	}
+	for _, f := range forks {
+		if _, err := s.Fork(f.From, f.At, f.Name); err != nil {
+			return m.Name, false, err
+		}
+		if err := s.Append(f.Name, f.Lines); err != nil {
+			return m.Name, false, err
+		}
+	}
 	return m.Name, true, nil
 }
 
@@ -156,7 +168,9 @@ func imported(data []byte) map[string]any {
 // importGrowth appends to s the lines of a source that came after those
 // stored, and returns how many. The stored part is found from the messages
 // themselves (their source_seq), not from meta.json, so an import cut
-// short between the two writes neither loses nor repeats a line.
+// short between the two writes neither loses nor repeats a line. New lines
+// go to the default branch, in file order (a rewind made after the first
+// import is not split off).
 func importGrowth(s *backing.Session, src *importer.Session, data []byte, lines [][]byte) (int, error) {
 	m, err := s.Meta()
 	if err != nil {
@@ -213,28 +227,38 @@ func importGrowth(s *backing.Session, src *importer.Session, data []byte, lines 
 	return len(grown), s.SetExtra("source", raw)
 }
 
-// lastSourceSeq is the highest source line stored in s's default branch:
-// the last message that has one (a person may have appended after).
+// lastSourceSeq is the highest source line stored in s, over every
+// branch: in each, the last message that has one (a person may have
+// appended after).
 func lastSourceSeq(s *backing.Session) (int, error) {
-	v, err := s.View("")
+	branches, err := s.Branches()
 	if err != nil {
 		return 0, err
 	}
-	for to := v.Len(); to > 0; to -= showChunk {
-		msgs, err := v.Read(max(0, to-showChunk), to)
+	last := 0
+	for _, b := range branches {
+		v, err := s.ViewID(b.ID)
 		if err != nil {
 			return 0, err
 		}
-		for i := len(msgs) - 1; i >= 0; i-- {
-			var seq struct {
-				N *int `json:"source_seq"`
+	scan:
+		for to := v.Len(); to > v.Inherited(); to -= showChunk {
+			msgs, err := v.Read(max(v.Inherited(), to-showChunk), to)
+			if err != nil {
+				return 0, err
 			}
-			if json.Unmarshal(msgs[i].Raw, &seq) == nil && seq.N != nil {
-				return *seq.N, nil
+			for i := len(msgs) - 1; i >= 0; i-- {
+				var seq struct {
+					N *int `json:"source_seq"`
+				}
+				if json.Unmarshal(msgs[i].Raw, &seq) == nil && seq.N != nil {
+					last = max(last, *seq.N)
+					break scan
+				}
 			}
 		}
 	}
-	return 0, nil
+	return last, nil
 }
 
 // shortID is the last twelve characters of an id: random in UUIDs v4 and

@@ -281,3 +281,47 @@ func TestExportFormats(t *testing.T) {
 		t.Errorf("export --format pdf: %v", r)
 	}
 }
+
+// A Claude Code rewind imports as a branch beside the default one, and the
+// original still comes back byte for byte from the two together.
+func TestImportRewindBranch(t *testing.T) {
+	line := func(uuid, parent, role, text string) string {
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		return `{"type":"` + role + `","uuid":"` + uuid + `","parentUuid":` + p + `,"sessionId":"rewind-test-session",` +
+			`"timestamp":"2026-01-01T00:00:00Z","message":{"role":"` + role + `","content":"` + text + `"}}`
+	}
+	src := strings.Join([]string{
+		line("u1", "", "user", "first question"),
+		line("a1", "u1", "assistant", "the answer"),
+		line("u2", "a1", "user", "abandoned follow-up"),
+		line("a2", "u2", "assistant", "abandoned reply"),
+		line("u3", "a1", "user", "kept follow-up"),
+		line("a3", "u3", "assistant", "kept reply"),
+	}, "\n") + "\n"
+	path := filepath.Join(t.TempDir(), "rewind.jsonl")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newStore(t)
+	name := strings.TrimSpace(s.ok("import", path))
+	if out := s.ok("branches", name); !strings.Contains(out, "rewind-1") {
+		t.Fatalf("branches:\n%s", out)
+	}
+	main := s.ok("show", name)
+	if !strings.Contains(main, "kept follow-up") || strings.Contains(main, "abandoned") {
+		t.Errorf("default branch:\n%s", main)
+	}
+	old := s.ok("show", "--branch", "rewind-1", name)
+	if !strings.Contains(old, "the answer") || !strings.Contains(old, "abandoned reply") || strings.Contains(old, "kept") {
+		t.Errorf("rewind-1:\n%s", old)
+	}
+	if orig := s.ok("export", "--format", "original", name); orig != src {
+		t.Errorf("export --format original:\n%s\nwant:\n%s", orig, src)
+	}
+	if r := s.run("import", path); r.code != 0 || r.stdout != "" {
+		t.Errorf("second import: %v", r)
+	}
+}
