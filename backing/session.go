@@ -156,3 +156,13 @@ func (s *Session) SetExtra(key string, v json.RawMessage) error {
 	})
 	return err
 }
+
+// SetParent records the session this one was derived from (its id), as an
+// importer does for an agent's forked sessions.
+func (s *Session) SetParent(id string) error {
+	_, err := s.updateMeta(func(m *Meta) error {
+		m.Parent, m.Updated = id, now()
+		return nil
+	})
+	return err
+}

@@ -44,8 +44,11 @@ func runImport(args []string) int {
 		return c.fail(err)
 	}
 	failed := 0
-	for _, path := range files {
+	progress := newProgress(len(files))
+	for i, path := range files {
+		progress.show(i, path)
 		name, stored, err := importFile(st, path, importer.Format(*format))
+		progress.clear()
 		switch {
 		case err != nil:
 			c.warn(fmt.Errorf("%s: %w", path, err))
@@ -55,6 +58,12 @@ func runImport(args []string) int {
 		default:
 			fmt.Println(name)
 		}
+	}
+	// Forks link to the session they came from once both are in, whatever
+	// order the files came in.
+	if err := linkForks(st); err != nil {
+		c.warn(err)
+		failed++
 	}
 	if failed > 0 {
 		return exitFail
@@ -270,4 +279,65 @@ func shortID(id string) string {
 		return id[len(id)-12:]
 	}
 	return id
+}
+
+// linkForks sets the parent of every imported Codex session that says it
+// was forked from another (forked_from_id) to that session, when imported.
+func linkForks(st *backing.Store) error {
+	names, err := st.Names()
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if !strings.HasPrefix(name, string(importer.Codex)+"-") {
+			continue
+		}
+		s, err := st.Session(name)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		m, err := s.Meta()
+		if err != nil || m.Parent != "" {
+			continue
+		}
+		var origin struct {
+			Format string `json:"format"`
+			Forked string `json:"forked_from_id"`
+		}
+		if json.Unmarshal(m.Extra["source"], &origin) != nil || origin.Forked == "" {
+			continue
+		}
+		parent, err := st.Session(origin.Format + "-" + shortID(origin.Forked))
+		if err != nil {
+			continue // not imported (yet)
+		}
+		if err := s.SetParent(parent.ID()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// progress shows "importing 12/300 name" on a terminal, on one line of
+// standard error that the next output overwrites; elsewhere it is silent.
+type progress struct {
+	on    bool
+	total int
+}
+
+func newProgress(total int) *progress {
+	fi, err := os.Stderr.Stat()
+	return &progress{on: err == nil && fi.Mode()&os.ModeCharDevice != 0 && total > 1, total: total}
+}
+
+func (p *progress) show(i int, path string) {
+	if p.on {
+		fmt.Fprintf(os.Stderr, "\rimporting %d/%d %s\x1b[K", i+1, p.total, shorten(filepath.Base(path), 50))
+	}
+}
+
+func (p *progress) clear() {
+	if p.on {
+		fmt.Fprint(os.Stderr, "\r\x1b[K")
+	}
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -323,5 +325,60 @@ func TestImportRewindBranch(t *testing.T) {
 	}
 	if r := s.run("import", path); r.code != 0 || r.stdout != "" {
 		t.Errorf("second import: %v", r)
+	}
+}
+
+// A Codex session forked from another links to it once both are imported,
+// whichever file comes first.
+func TestImportCodexForkLinks(t *testing.T) {
+	rollout := func(id, forkedFrom string) string {
+		fork := ""
+		if forkedFrom != "" {
+			fork = `,"forked_from_id":"` + forkedFrom + `"`
+		}
+		return `{"timestamp":"2026-02-23T12:00:00Z","type":"session_meta","payload":{"id":"` + id + `","cwd":"/w","model_provider":"openai","timestamp":"2026-02-23T12:00:00Z"` + fork + `}}` + "\n" +
+			`{"timestamp":"2026-02-23T12:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hello from ` + id + `"}]}}` + "\n"
+	}
+	dir := t.TempDir()
+	parentID, childID := "019c8a4d-0000-7000-8000-00000000aaaa", "019c8a4d-0000-7000-8000-00000000bbbb"
+	child := filepath.Join(dir, "a-child.jsonl")
+	parent := filepath.Join(dir, "b-parent.jsonl")
+	os.WriteFile(child, []byte(rollout(childID, parentID)), 0o644)
+	os.WriteFile(parent, []byte(rollout(parentID, "")), 0o644)
+	s := newStore(t)
+	names := strings.Fields(s.ok("import", child, parent))
+	if len(names) != 2 {
+		t.Fatalf("import printed %q", names)
+	}
+	var meta struct {
+		Meta struct{ ID, Parent string }
+	}
+	json.Unmarshal([]byte(s.ok("export", "--format", "json", names[1])), &meta)
+	parentSessfsID := meta.Meta.ID
+	json.Unmarshal([]byte(s.ok("export", "--format", "json", names[0])), &meta)
+	if meta.Meta.Parent == "" || meta.Meta.Parent != parentSessfsID {
+		t.Errorf("the fork's parent is %q, want %q", meta.Meta.Parent, parentSessfsID)
+	}
+}
+
+// On a terminal, import shows its progress on one line of standard error;
+// piped, it prints only the names.
+func TestImportProgress(t *testing.T) {
+	data, files := dataFiles(t)
+	s := newStore(t)
+	if r := s.run("import", data); strings.Contains(r.stderr, "importing") {
+		t.Errorf("import without a terminal printed progress: %v", r)
+	}
+	script, err := exec.LookPath("script") // util-linux: runs a command on a pseudo-terminal
+	if err != nil {
+		t.Fatal("script (bsdutils, essential on Debian) is missing")
+	}
+	store2 := filepath.Join(t.TempDir(), "store")
+	out, err := exec.Command(script, "-qec", bin+" import --store "+store2+" "+data, "/dev/null").CombinedOutput()
+	if err != nil {
+		t.Fatalf("import on a terminal: %v\n%s", err, out)
+	}
+	if want := fmt.Sprintf("importing %d/%d", len(files), len(files)); !strings.Contains(string(out), want) {
+		t.Errorf("import on a terminal did not show %q:\n%q", want, out)
 	}
 }
