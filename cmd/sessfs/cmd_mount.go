@@ -16,6 +16,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/importer"
 	"github.com/sessfs/sessfs/fsnode"
 )
 
@@ -24,17 +25,51 @@ import (
 const daemonEnv = "SESSFS_DAEMON_READY_FD"
 
 func runMount(args []string) int {
-	c := newCLI("mount", "[-o ro,allow_other] [--debug] [--daemon] [--sync full|none] MOUNTPOINT",
+	c := newCLI("mount", "[-o ro,allow_other] [--debug] [--daemon] [--sync full|none] [--source FORMAT FOLDER] MOUNTPOINT",
 		"Mounts the store at MOUNTPOINT and serves it until unmounted (sessfs umount,\n"+
 			"fusermount3 -u, umount) or interrupted (Ctrl-C, SIGTERM), then exits 0.\n"+
-			"Only the mounting user sees the sessions unless -o allow_other is given.")
+			"Only the mounting user sees the sessions unless -o allow_other is given.\n\n"+
+			"With --source claude-code|codex|auto FOLDER, mounts another agent's folder\n"+
+			"(~/.claude/projects, ~/.codex/sessions) instead, read-only, through the same tree,\n"+
+			"following the agent as it writes (within a second). Nothing goes into your store:\n"+
+			"the mount keeps its copy in ~/.cache/sessfs (--store names another place).")
 	opts := c.fs.StringSliceP("options", "o", nil, "mount options, comma-separated: ro, allow_other")
 	debug := c.fs.Bool("debug", false, "log every FUSE request to stderr")
 	daemon := c.fs.Bool("daemon", false, "go to the background once the mount is up")
 	syncMode := c.fs.String("sync", "full", "when appends reach the disk: full (fsync before a write returns) or none")
-	rest, code, ok := c.parse(args, 1, 1)
+	source := c.fs.String("source", "", "mount an agent's `FORMAT` folder (claude-code, codex or auto) read-only: FOLDER MOUNTPOINT")
+	rest, code, ok := c.parse(args, 1, 2)
 	if !ok {
 		return code
+	}
+	var mirrored *mirror
+	switch {
+	case *source == "" && len(rest) == 2:
+		return c.usageError("one MOUNTPOINT, or --source FORMAT FOLDER MOUNTPOINT")
+	case *source != "" && len(rest) != 2:
+		return c.usageError("--source needs the agent's FOLDER and the MOUNTPOINT")
+	case *source != "":
+		switch *source {
+		case "auto", string(importer.ClaudeCode), string(importer.Codex):
+		default:
+			return c.usageError(fmt.Sprintf("--source %q: want claude-code, codex or auto", *source))
+		}
+		dir, err := filepath.Abs(rest[0])
+		if err != nil {
+			return c.fail(err)
+		}
+		if fi, err := os.Stat(dir); err != nil {
+			return c.fail(err)
+		} else if !fi.IsDir() {
+			return c.fail(fmt.Errorf("%s is not a folder", dir))
+		}
+		if c.store == "" {
+			if c.store, err = sourceCache(*source, dir); err != nil {
+				return c.fail(err)
+			}
+		}
+		mirrored = &mirror{dir: dir, format: importer.Format(*source), seen: map[string]fileStamp{}, warn: c.warn}
+		rest = rest[1:]
 	}
 	fo := fsnode.Options{Debug: *debug}
 	for _, o := range *opts {
@@ -49,6 +84,12 @@ func runMount(args []string) int {
 		}
 	}
 	bo := backing.Options{}
+	if mirrored != nil {
+		// A copy the mount makes again from the agent's files after any
+		// crash: no fsync needed, and nothing to write through the mount.
+		*syncMode = "none"
+		fo.ReadOnly = true
+	}
 	switch *syncMode {
 	case "full":
 	case "none":
@@ -73,6 +114,16 @@ func runMount(args []string) int {
 	st, err := backing.Open(root, bo)
 	if err != nil {
 		return c.fail(err)
+	}
+	if mirrored != nil {
+		if within(mnt, mirrored.dir) || within(mirrored.dir, mnt) {
+			return c.fail(fmt.Errorf("mount point %s is inside or over the agent's folder %s: choose a folder outside it", mnt, mirrored.dir))
+		}
+		mirrored.st = st
+		mirrored.sync()
+		stop := make(chan struct{})
+		defer close(stop)
+		go mirrored.follow(time.Second, stop)
 	}
 	server, err := fs.Mount(mnt, fsnode.New(st, fo), fsnode.MountOptions(st, fo))
 	if err != nil {
@@ -203,7 +254,7 @@ func (c *cli) daemonize(args []string) int {
 		cmd.Wait()
 		return exitFail
 	}
-	fmt.Printf("sessfs: mounted (pid %d); unmount with: sessfs umount %s\n", cmd.Process.Pid, c.fs.Arg(0))
+	fmt.Printf("sessfs: mounted (pid %d); unmount with: sessfs umount %s\n", cmd.Process.Pid, c.fs.Arg(c.fs.NArg()-1))
 	return exitOK
 }
 

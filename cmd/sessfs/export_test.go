@@ -382,3 +382,26 @@ func TestImportProgress(t *testing.T) {
 		t.Errorf("import on a terminal did not show %q:\n%q", want, out)
 	}
 }
+
+// mount --source is checked before anything is mounted.
+func TestMountSourceMisuse(t *testing.T) {
+	s := newStore(t)
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--source", "claude-code", dir},      // no mount point
+		{"--source", "pdf", dir, t.TempDir()}, // unknown format
+		{dir, t.TempDir()},                    // two arguments without --source
+	} {
+		if r := s.run("mount", args...); r.code != 2 {
+			t.Errorf("mount %v: %v, want exit 2", args, r)
+		}
+	}
+	if r := s.run("mount", "--source", "claude-code", filepath.Join(dir, "missing"), t.TempDir()); r.code != 1 || !strings.Contains(r.stderr, "missing") {
+		t.Errorf("mount --source of a missing folder: %v", r)
+	}
+	mnt := filepath.Join(dir, "inside")
+	os.Mkdir(mnt, 0o755)
+	if r := s.run("mount", "--source", "claude-code", dir, mnt); r.code != 1 || !strings.Contains(r.stderr, "agent's folder") {
+		t.Errorf("mount point inside the agent's folder: %v", r)
+	}
+}
