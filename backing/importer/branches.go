@@ -3,6 +3,7 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Fork is a path of a conversation the agent left: what came after an
@@ -18,9 +19,11 @@ type Fork struct {
 // Branches splits StoreLines into the default branch and the forks.
 // Claude Code links lines into a tree by parentUuid; a user's new prompt
 // whose parent already has a child is a rewind, and everything its
-// branch gained after that parent moves to a fork. Other second children
-// are not forks: the lines of parallel tool calls (each result a child of
-// its call) and the blocks of one response. Codex rollouts are linear.
+// branch gained after that parent moves to a fork (rewind-N). Other second
+// children are not forks: the lines of parallel tool calls (each result a
+// child of its call) and the blocks of one response. A subagent's lines
+// (isSidechain) go to a branch of their own (subagent-N), forked where the
+// conversation was when the subagent started. Codex rollouts are linear.
 func (s *Session) Branches() (main [][]byte, forks []Fork, err error) {
 	lines, err := s.StoreLines()
 	if err != nil || s.Format != ClaudeCode {
@@ -36,8 +39,28 @@ func (s *Session) Branches() (main [][]byte, forks []Fork, err error) {
 	where := map[string]place{}
 	hasChild := map[string]bool{}
 	cur := 0 // the branch the conversation goes on in
+	names := []string{""}
+	rewinds, subagents := 0, 0
 	for _, line := range lines {
-		uuid, up, prompt := treeFields(line)
+		uuid, up, prompt, side := treeFields(line)
+		if side {
+			// A subagent's lines: its own branch, forked where the
+			// conversation was when it started, and growing apart.
+			b, ok := where[up]
+			if !ok || up == "" || !strings.HasPrefix(names[b.branch], "subagent-") {
+				subagents++
+				own = append(own, nil)
+				inherited = append(inherited, inherited[cur]+len(own[cur]))
+				parent = append(parent, cur)
+				names = append(names, fmt.Sprintf("subagent-%d", subagents))
+				b = place{branch: len(own) - 1}
+			}
+			if uuid != "" {
+				where[uuid] = place{b.branch, len(own[b.branch])}
+			}
+			own[b.branch] = append(own[b.branch], line)
+			continue
+		}
 		if up != "" && prompt && hasChild[up] {
 			if p, ok := where[up]; ok && p.pos+1 < len(own[p.branch]) {
 				// A rewind to p: what p's branch gained after it moves
@@ -47,6 +70,8 @@ func (s *Session) Branches() (main [][]byte, forks []Fork, err error) {
 				own = append(own, moved)
 				inherited = append(inherited, inherited[p.branch]+p.pos+1)
 				parent = append(parent, p.branch)
+				rewinds++
+				names = append(names, fmt.Sprintf("rewind-%d", rewinds))
 				f := len(own) - 1
 				for i := range parent[:f] { // forks made past the cut follow the moved lines
 					if parent[i] == p.branch && inherited[i] > inherited[f] {
@@ -72,14 +97,8 @@ func (s *Session) Branches() (main [][]byte, forks []Fork, err error) {
 		}
 		own[cur] = append(own[cur], line)
 	}
-	name := func(b int) string {
-		if b == 0 {
-			return ""
-		}
-		return fmt.Sprintf("rewind-%d", b)
-	}
 	for b := 1; b < len(own); b++ {
-		forks = append(forks, Fork{Name: name(b), From: name(parent[b]), At: inherited[b], Lines: own[b]})
+		forks = append(forks, Fork{Name: names[b], From: names[parent[b]], At: inherited[b], Lines: own[b]})
 	}
 	return own[0], forks, nil
 }
@@ -87,7 +106,7 @@ func (s *Session) Branches() (main [][]byte, forks []Fork, err error) {
 // treeFields reads a stored line's place in Claude Code's tree: its uuid,
 // its parent's, and whether it is a prompt the user typed (a user message
 // that is not only tool results and not one Claude Code made itself).
-func treeFields(stored []byte) (uuid, parent string, prompt bool) {
+func treeFields(stored []byte) (uuid, parent string, prompt, sidechain bool) {
 	var m struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
@@ -100,14 +119,14 @@ func treeFields(stored []byte) (uuid, parent string, prompt bool) {
 		} `json:"source"`
 	}
 	if json.Unmarshal(stored, &m) != nil {
-		return "", "", false
+		return "", "", false, false
 	}
 	parent = m.Source.ParentUUID
 	if parent == "" {
 		parent = m.Source.Logical // a compaction's new root goes on where it left off
 	}
-	prompt = m.Role == "user" && !m.Source.IsMeta && !m.Source.Sidechain && !onlyToolResults(m.Content)
-	return m.Source.UUID, parent, prompt
+	prompt = m.Role == "user" && !m.Source.IsMeta && !onlyToolResults(m.Content)
+	return m.Source.UUID, parent, prompt, m.Source.Sidechain
 }
 
 func onlyToolResults(c json.RawMessage) bool {

@@ -111,3 +111,37 @@ func TestBranchesRealDataLinear(t *testing.T) {
 		}
 	}
 }
+
+// A subagent's lines (isSidechain) make a branch of their own, forked
+// where the conversation was when it started; the conversation goes on in
+// the default branch undisturbed.
+func TestBranchesSubagent(t *testing.T) {
+	side := func(uuid, parent, typ, content string) string {
+		l := claudeLine(uuid, parent, typ, content)
+		return strings.Replace(l, `"type":`, `"isSidechain":true,"type":`, 1)
+	}
+	src := strings.Join([]string{
+		claudeLine("u1", "", "user", "research this"),
+		claudeLine("a1", "u1", "assistant", "starting a subagent"),
+		side("s1", "", "user", "subagent task"),
+		side("s2", "s1", "assistant", "subagent finding"),
+		claudeLine("u2", "a1", "user", "thanks"),
+		side("s3", "s2", "user", "subagent more"),
+		claudeLine("a2", "u2", "assistant", "summary"),
+	}, "\n") + "\n"
+	s, err := Decode(strings.NewReader(src), ClaudeCode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	main, forks, err := s.Branches()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(contents(t, main), "|"); got != "research this|starting a subagent|thanks|summary" {
+		t.Errorf("main = %s", got)
+	}
+	if len(forks) != 1 || forks[0].Name != "subagent-1" || forks[0].From != "" || forks[0].At != 2 ||
+		strings.Join(contents(t, forks[0].Lines), "|") != "subagent task|subagent finding|subagent more" {
+		t.Errorf("forks = %+v", forks)
+	}
+}

@@ -20,16 +20,18 @@
 // Branches splits a session into the default branch and forks: a rewind
 // (a user's new prompt under a line that already had a child) leaves the
 // path it abandoned as a fork at that line. Parallel tool calls, whose
-// results are second children of their calls, are not forks.
+// results are second children of their calls, are not forks. A subagent's
+// lines (isSidechain) make a branch of their own.
 //
 // What this version does not do yet, on purpose:
 //   - Merging. One API response can span several consecutive assistant
 //     lines sharing message.id (one content block each); each line stays
 //     its own message, and those after the first carry "continues": true,
 //     so renderings show them as one message.
-//   - Sidechains. Subagent lines (isSidechain: true) stay in order with the
-//     flag in "source", mixed with the main conversation, rather than
-//     becoming a linked child session.
+//   - Subagents in files of their own (newer Claude Code versions write
+//     <session>/subagents/*.jsonl) import as sessions of their own, not
+//     linked; subagent lines inside the session file (isSidechain) do
+//     become a branch, subagent-N, forked where the subagent started.
 //   - Duplicate uuids are not resolved: the store does not require ids to
 //     be unique, and the edge cases seen so far repeat a uuid only on
 //     lines that are events.
