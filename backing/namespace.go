@@ -91,7 +91,8 @@ func (st *Store) nameFree(name string) error {
 }
 
 // Create makes a new session named name (a generated name when empty) with
-// the given metadata; id, name, dates and state are set by the store. The
+// the given metadata; id, name, dates and state are set by the store (a
+// creation time in the past is kept: an import). The
 // session appears under its name only once complete, so a crash leaves no
 // half-made session visible.
 func (st *Store) Create(name string, m Meta) (*Session, Meta, error) {
@@ -106,7 +107,11 @@ func (st *Store) Create(name string, m Meta) (*Session, Meta, error) {
 	if err := ValidSessionName(name); err != nil {
 		return nil, m, err
 	}
-	m.ID, m.Name, m.Created, m.Updated, m.State, m.Trashed = id.String(), name, t, t, StateActive, time.Time{}
+	created := t
+	if !m.Created.IsZero() && m.Created.Before(t) {
+		created = m.Created // an import of a session begun elsewhere, earlier
+	}
+	m.ID, m.Name, m.Created, m.Updated, m.State, m.Trashed = id.String(), name, created, t, StateActive, time.Time{}
 	unlock, err := st.nsLock()
 	if err != nil {
 		return nil, m, err

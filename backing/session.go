@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // Session is a handle on one session, by id: it stays valid across renames,
@@ -165,4 +166,24 @@ func (s *Session) SetParent(id string) error {
 		return nil
 	})
 	return err
+}
+
+// Backdate sets the time of a branch's last message to t, for messages an
+// importer brings in that were written earlier elsewhere: listings then
+// sort and date the session by when it happened, not when it was imported.
+// It never moves the time forward.
+func (s *Session) Backdate(branch string, t time.Time) error {
+	b, err := s.Branch(branch)
+	if err != nil {
+		return err
+	}
+	path := s.logFile(b.ID)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if t.IsZero() || !t.Before(fi.ModTime()) {
+		return nil
+	}
+	return os.Chtimes(path, t, t)
 }

@@ -25,6 +25,9 @@ func (s *Session) StoreLines() ([][]byte, error) {
 		if ei < len(s.Events) && (mi == len(s.Messages) || s.EventLine[ei] < s.MessageLine[mi]) {
 			ev := s.Events[ei]
 			msg := message{role: json.RawMessage(`"` + EventRole + `"`), content: json.RawMessage(`""`)}
+			if f := fields(ev); f != nil {
+				msg.ts = stringOrNil(f["timestamp"]) // both agents date every line
+			}
 			raw, err := msg.build(ev)
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", s.EventLine[ei], err)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/backing/importer"
@@ -148,7 +149,7 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 		return "", false, err
 	}
 	extra := map[string]json.RawMessage{"source": raw}
-	s, m, err := st.Create(name, backing.Meta{Title: src.Title, Cwd: src.Cwd, Model: src.Model, Provider: src.Provider, Extra: extra})
+	s, m, err := st.Create(name, backing.Meta{Title: src.Title, Cwd: src.Cwd, Model: src.Model, Provider: src.Provider, Created: src.Created, Extra: extra})
 	if err != nil {
 		return "", false, err
 	}
@@ -162,8 +163,30 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 		if err := s.Append(f.Name, f.Lines); err != nil {
 			return m.Name, false, err
 		}
+		if err := s.Backdate(f.Name, lastTS(f.Lines)); err != nil {
+			return m.Name, false, err
+		}
+	}
+	if err := s.Backdate("", lastTS(lines)); err != nil {
+		return m.Name, false, err
 	}
 	return m.Name, true, nil
+}
+
+// lastTS is the latest time among stored lines' "ts", zero when none has
+// one.
+func lastTS(lines [][]byte) time.Time {
+	var last time.Time
+	for _, l := range lines {
+		var m struct {
+			TS string `json:"ts"`
+		}
+		json.Unmarshal(l, &m)
+		if t, err := time.Parse(time.RFC3339Nano, m.TS); err == nil && t.After(last) {
+			last = t
+		}
+	}
+	return last
 }
 
 // imported is what meta.json's "source" records of the bytes imported: a
@@ -216,6 +239,9 @@ func importGrowth(s *backing.Session, src *importer.Session, data []byte, lines 
 	}
 	if len(grown) > 0 {
 		if err := s.Append("", grown); err != nil {
+			return 0, err
+		}
+		if err := s.Backdate("", lastTS(grown)); err != nil {
 			return 0, err
 		}
 	}

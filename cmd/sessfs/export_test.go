@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // dataFiles are the real sessions of ../shared/data.
@@ -403,5 +404,43 @@ func TestMountSourceMisuse(t *testing.T) {
 	os.Mkdir(mnt, 0o755)
 	if r := s.run("mount", "--source", "claude-code", dir, mnt); r.code != 1 || !strings.Contains(r.stderr, "agent's folder") {
 		t.Errorf("mount point inside the agent's folder: %v", r)
+	}
+}
+
+// An imported session is dated by its source: created when the agent
+// began it, last active at its last message, not when it was imported.
+func TestImportKeepsTimes(t *testing.T) {
+	_, files := dataFiles(t)
+	s := newStore(t)
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		var first, last time.Time
+		for _, l := range strings.Split(string(data), "\n") {
+			var m struct{ Timestamp string }
+			json.Unmarshal([]byte(l), &m)
+			if ts, err := time.Parse(time.RFC3339Nano, m.Timestamp); err == nil {
+				if first.IsZero() {
+					first = ts
+				}
+				if ts.After(last) {
+					last = ts
+				}
+			}
+		}
+		name := strings.TrimSpace(s.ok("import", f))
+		var list []struct {
+			Name         string
+			Created      time.Time
+			LastActivity time.Time `json:"last_activity"`
+		}
+		json.Unmarshal([]byte(s.ok("ls", "--json")), &list)
+		for _, l := range list {
+			if l.Name != name {
+				continue
+			}
+			if l.Created.After(first.Add(time.Minute)) || !l.LastActivity.Equal(last) {
+				t.Errorf("%s: created %v, last active %v; the source runs from %v to %v", name, l.Created, l.LastActivity, first, last)
+			}
+		}
 	}
 }
