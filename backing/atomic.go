@@ -15,10 +15,16 @@ const (
 	tmpPrefix = ".tmp-"
 )
 
-// writeFileAtomic replaces path with data so that a reader or a crash sees
-// either the old file or the new one: write a temp file, fsync, rename over,
-// fsync the directory.
+// writeFileAtomic replaces a store file with data (see WriteFileAtomic).
 func writeFileAtomic(path string, data []byte) error {
+	return WriteFileAtomic(path, data, fileMode)
+}
+
+// WriteFileAtomic replaces path with data so that a reader or a crash sees
+// either the old file or the new one: write a temp file, fsync, rename over,
+// fsync the directory. The store writes its own files so; the command line
+// writes exports so.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	dir, base := filepath.Split(path)
 	f, err := os.CreateTemp(dir, tmpPrefix+base+"-*")
 	if err != nil {
@@ -32,7 +38,7 @@ func writeFileAtomic(path string, data []byte) error {
 			os.Remove(tmp)
 		}
 	}()
-	if err := f.Chmod(fileMode); err != nil {
+	if err := f.Chmod(perm); err != nil {
 		return err
 	}
 	if _, err := f.Write(data); err != nil {

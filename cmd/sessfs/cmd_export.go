@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/sessfs/sessfs/backing"
@@ -68,7 +67,7 @@ keys (see README, Redaction). FILE is written whole or not at all.`)
 	if *outPath == "" {
 		_, err = os.Stdout.Write(out)
 	} else {
-		err = writeWhole(*outPath, out)
+		err = backing.WriteFileAtomic(*outPath, out, 0o644)
 	}
 	if err != nil {
 		return c.fail(err)
@@ -226,29 +225,4 @@ func matchImported(s *backing.Session, data []byte) ([]byte, error) {
 	return nil, fmt.Errorf("the stored lines do not give back the source byte for byte "+
 		"(%d bytes, the source had %d: a stored line was changed, or the source had lines of only spaces)",
 		len(data), *origin.Bytes)
-}
-
-// writeWhole writes path atomically: a reader sees the old file or the
-// new one, never a part.
-func writeWhole(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
