@@ -1,7 +1,9 @@
 package backing
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,14 +19,17 @@ const (
 
 // writeFileAtomic replaces a store file with data (see WriteFileAtomic).
 func writeFileAtomic(path string, data []byte) error {
-	return WriteFileAtomic(path, data, fileMode)
+	return WriteFileAtomic(path, fileMode, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
-// WriteFileAtomic replaces path with data so that a reader or a crash sees
-// either the old file or the new one: write a temp file, fsync, rename over,
-// fsync the directory. The store writes its own files so; the command line
-// writes exports so.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+// WriteFileAtomic replaces path with what write writes, so that a reader or
+// a crash sees either the old file or the new one: write a temp file,
+// fsync, rename over, fsync the directory. If write fails, path is left as
+// it was. The store writes its own files so; the command line its exports.
+func WriteFileAtomic(path string, mode os.FileMode, write func(io.Writer) error) error {
 	dir, base := filepath.Split(path)
 	f, err := os.CreateTemp(dir, tmpPrefix+base+"-*")
 	if err != nil {
@@ -38,10 +43,14 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 			os.Remove(tmp)
 		}
 	}()
-	if err := f.Chmod(perm); err != nil {
+	if err := f.Chmod(mode); err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		return err
 	}
 	if err := f.Sync(); err != nil {

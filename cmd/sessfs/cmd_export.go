@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 
@@ -47,27 +48,27 @@ keys (see README, Redaction). FILE is written whole or not at all.`)
 	if err != nil {
 		return c.fail(err)
 	}
-	var buf bytes.Buffer
-	w := bufio.NewWriterSize(&buf, 64<<10)
-	if *format == "original" {
-		err = exportOriginal(w, s, !*redact)
-	} else {
-		err = exportBranch(w, s, *branch, *format)
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	out := buf.Bytes()
-	if *redact {
-		out = render.Redact(out)
+	// Streamed, a message at a time, so memory does not grow with the
+	// session; redaction goes piece by piece (a secret never spans two
+	// messages). To a file: whole or not at all.
+	write := func(out io.Writer) error {
+		w := bufio.NewWriterSize(out, 64<<10)
+		x := exporter{w: w, redact: *redact}
+		var err error
+		if *format == "original" {
+			err = x.original(s)
+		} else {
+			err = x.branch(s, *branch, *format)
+		}
+		if err != nil {
+			return err
+		}
+		return w.Flush()
 	}
 	if *outPath == "" {
-		_, err = os.Stdout.Write(out)
+		err = write(os.Stdout)
 	} else {
-		err = backing.WriteFileAtomic(*outPath, out, 0o644)
+		err = backing.WriteFileAtomic(*outPath, 0o644, write)
 	}
 	if err != nil {
 		return c.fail(err)
@@ -75,17 +76,38 @@ keys (see README, Redaction). FILE is written whole or not at all.`)
 	return exitOK
 }
 
-// exportBranch writes one branch, ancestry resolved, in format.
-func exportBranch(w *bufio.Writer, s *backing.Session, branch, format string) error {
+// exporter writes a session in one format, each piece redacted if asked.
+type exporter struct {
+	w      *bufio.Writer
+	redact bool
+}
+
+func (x exporter) put(b []byte) {
+	if x.redact {
+		b = render.Redact(b)
+	}
+	x.w.Write(b)
+}
+
+// renderer is fn, redacted if asked.
+func (x exporter) renderer(fn func(render.Message) []byte) func(render.Message) []byte {
+	if !x.redact {
+		return fn
+	}
+	return func(m render.Message) []byte { return render.Redact(fn(m)) }
+}
+
+// branch writes one branch, ancestry resolved, in format.
+func (x exporter) branch(s *backing.Session, branch, format string) error {
 	v, err := s.View(branch)
 	if err != nil {
 		return err
 	}
 	switch format {
 	case "md":
-		return writeMessages(w, v, 0, v.Len(), render.Markdown)
+		return writeMessages(x.w, v, 0, v.Len(), x.renderer(render.Markdown))
 	case "jsonl":
-		return writeMessages(w, v, 0, v.Len(), render.JSONL)
+		return writeMessages(x.w, v, 0, v.Len(), x.renderer(render.JSONL))
 	case "html":
 		m, err := s.Meta()
 		if err != nil {
@@ -95,19 +117,19 @@ func exportBranch(w *bufio.Writer, s *backing.Session, branch, format string) er
 		if title == "" {
 			title = m.Name
 		}
-		w.Write(render.HTMLHead(title))
-		if err := writeMessages(w, v, 0, v.Len(), render.HTML); err != nil {
+		x.put(render.HTMLHead(title))
+		if err := writeMessages(x.w, v, 0, v.Len(), x.renderer(render.HTML)); err != nil {
 			return err
 		}
-		w.Write(render.HTMLTail())
+		x.put(render.HTMLTail())
 		return nil
 	}
-	return exportJSON(w, s, v)
+	return x.json(s, v)
 }
 
-// exportJSON writes one document a program can load whole: meta,
-// branches, and the branch's messages (render.JSONHead).
-func exportJSON(w *bufio.Writer, s *backing.Session, v *backing.View) error {
+// json writes one document a program can load whole: meta, branches, and
+// the branch's messages (render.JSONHead).
+func (x exporter) json(s *backing.Session, v *backing.View) error {
 	meta, err := s.MetaBytes()
 	if err != nil {
 		return err
@@ -120,29 +142,29 @@ func exportJSON(w *bufio.Writer, s *backing.Session, v *backing.View) error {
 	if err != nil {
 		return err
 	}
-	w.Write(render.JSONHead(meta, bs, v.Branch().ID))
-	member := func(m render.Message) []byte { return render.JSONMember(m, false) }
+	x.put(render.JSONHead(meta, bs, v.Branch().ID))
 	if v.Len() > 0 {
 		msgs, err := v.Read(0, 1)
 		if err != nil {
 			return err
 		}
-		w.Write(render.JSONMember(render.Message{Raw: msgs[0].Raw}, true))
+		x.put(render.JSONMember(render.Message{Raw: msgs[0].Raw}, true))
 	}
-	if err := writeMessages(w, v, min(1, v.Len()), v.Len(), member); err != nil {
+	member := x.renderer(func(m render.Message) []byte { return render.JSONMember(m, false) })
+	if err := writeMessages(x.w, v, min(1, v.Len()), v.Len(), member); err != nil {
 		return err
 	}
-	_, err = w.Write(render.JSONTail())
-	return err
+	x.put(render.JSONTail())
+	return nil
 }
 
-// exportOriginal writes an imported session's source again: every stored
-// line that came from it (each branch's own, so each once), in the order
-// of the file. Empty lines, which the import skips, are put back where the
-// line numbers leave gaps. With check, the result must hash to what the
-// import recorded, else it is refused rather than passed off as the
-// original.
-func exportOriginal(w *bufio.Writer, s *backing.Session, check bool) error {
+// original writes an imported session's source again: every stored line
+// that came from it (each branch's own, so each once), in the order of the
+// file. Empty lines, which the import skips, are put back where the line
+// numbers leave gaps. Unredacted, the result must hash to what the import
+// recorded, else it is refused rather than passed off as the original;
+// redacted, each line is masked on its own.
+func (x exporter) original(s *backing.Session) error {
 	branches, err := s.Branches()
 	if err != nil {
 		return err
@@ -192,12 +214,16 @@ func exportOriginal(w *bufio.Writer, s *backing.Session, check bool) error {
 		next = l.seq + 1
 	}
 	data := out.Bytes()
-	if check {
-		if data, err = matchImported(s, data); err != nil {
-			return err
+	if x.redact {
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			x.put(line)
 		}
+		return nil
 	}
-	_, err = w.Write(data)
+	if data, err = matchImported(s, data); err != nil {
+		return err
+	}
+	_, err = x.w.Write(data)
 	return err
 }
 

@@ -280,6 +280,19 @@ func TestExportFormats(t *testing.T) {
 	if r := s.run("export", "--format", "original", "s"); r.code != 1 || !strings.Contains(r.stderr, "not imported") {
 		t.Errorf("export --format original of a session made here: %v", r)
 	}
+	// A failed export to a file leaves the file as it was.
+	if err := os.WriteFile(file, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.run("export", "--format", "original", "-o", file, "s"); r.code != 1 {
+		t.Errorf("failing export -o: %v", r)
+	}
+	if got, _ := os.ReadFile(file); string(got) != "keep me" {
+		t.Errorf("a failed export -o changed the file to %q", got)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(file)); len(ents) != 1 {
+		t.Errorf("a failed export -o left %d files behind", len(ents)-1)
+	}
 	if r := s.run("export", "--format", "pdf", "s"); r.code != 2 {
 		t.Errorf("export --format pdf: %v", r)
 	}
