@@ -166,7 +166,7 @@ func HTML(m Message) []byte {
 		}
 		b.WriteString("</header>\n")
 	}
-	content := htmlBody(o)
+	content := body(o, htmlStyle{})
 	if instructions {
 		content = "<details class=\"instructions\"><summary>" + htmlEscape(name) + "</summary>\n" +
 			content + "\n</details>"
@@ -210,34 +210,31 @@ func htmlTS(ts string) string {
 	return formatTS(ts)
 }
 
-// htmlBody renders a message's content, following body: a string is text,
-// an array is content blocks, and OpenAI chat tool calls follow.
-func htmlBody(o object) string {
-	role, _ := o.str("role")
-	c, hasContent := o["content"]
-	var parts []string
-	switch {
-	case role == "tool" && !onlyResults(c):
-		id, _ := o.str("tool_call_id")
-		parts = append(parts, htmlToolResult(id, c, false))
-	case !hasContent || kind(c) == 'n':
-	case kind(c) == '"':
-		s, _ := asString(c)
-		parts = append(parts, htmlText(s))
-	case kind(c) == '[':
-		blocks, _ := asArray(c)
-		for _, v := range blocks {
-			parts = append(parts, htmlBlock(v))
-		}
-	default:
-		parts = append(parts, htmlJSON(c))
+// htmlStyle is how transcript.html shows each part of a message (see
+// shapes.go for which parts there are).
+type htmlStyle struct{}
+
+var _ style = htmlStyle{}
+
+func (htmlStyle) text(s string) string { return htmlText(s) }
+func (htmlStyle) code(s string) string { return htmlPre("", s) }
+func (htmlStyle) json(v []byte) string { return htmlJSON(v) }
+func (htmlStyle) note(s string) string { return htmlNote("(" + s + ")") }
+func (htmlStyle) refusal(s string) string {
+	return "<div class=\"refusal\"><p class=\"label\">refusal</p>" + htmlText(s) + "</div>"
+}
+func (htmlStyle) media(typ string, b object) (string, bool) { return htmlMedia(typ, b) }
+func (htmlStyle) join(parts []string) string                { return htmlJoin(parts) }
+
+// thinking is collapsed in a <details>.
+func (h htmlStyle) thinking(parts []string, encrypted bool) string {
+	var inner string
+	if strings.Join(parts, "") != "" {
+		inner = htmlJoin(parts)
+	} else if encrypted {
+		inner = h.note("encrypted")
 	}
-	if calls, ok := asArray(o["tool_calls"]); ok {
-		for _, v := range calls {
-			parts = append(parts, htmlChatToolCall(v))
-		}
-	}
-	return htmlJoin(parts)
+	return htmlThinking(inner)
 }
 
 // htmlJoin puts non-empty parts one per line, or says the message is empty.
@@ -254,60 +251,6 @@ func htmlJoin(parts []string) string {
 	return strings.Join(kept, "\n")
 }
 
-// htmlBlock renders one content block, as block does for Markdown. Shapes
-// it does not know are shown as indented JSON.
-func htmlBlock(v json.RawMessage) string {
-	if s, ok := asString(v); ok {
-		return htmlText(s)
-	}
-	b, ok := parseObject(v)
-	if !ok {
-		return htmlJSON(v)
-	}
-	t, _ := b.str("type")
-	switch t {
-	case "text", "input_text", "output_text":
-		if s, ok := b.str("text"); ok {
-			return htmlText(s)
-		}
-	case "refusal":
-		if s, ok := b.str("refusal"); ok {
-			return "<div class=\"refusal\"><p class=\"label\">refusal</p>" + htmlText(s) + "</div>"
-		}
-	case "thinking":
-		if s, ok := b.str("thinking"); ok {
-			return htmlThinking(htmlText(s))
-		}
-	case "redacted_thinking":
-		return htmlThinking(htmlNote("(redacted)"))
-	case "reasoning":
-		return htmlReasoning(b)
-	case "tool_use", "server_tool_use", "mcp_tool_use":
-		name, _ := b.str("name")
-		id, _ := b.str("id")
-		return htmlToolCall(name, id, b["input"])
-	case "function_call", "custom_tool_call":
-		name, _ := b.str("name")
-		id, _ := b.str("call_id")
-		args := b["arguments"]
-		if t == "custom_tool_call" {
-			args = b["input"]
-		}
-		return htmlToolCall(name, id, args)
-	case "tool_result", "mcp_tool_result":
-		id, _ := b.str("tool_use_id")
-		return htmlToolResult(id, b["content"], b.isTrue("is_error"))
-	case "function_call_output", "custom_tool_call_output":
-		id, _ := b.str("call_id")
-		return htmlToolResult(id, b["output"], false)
-	case "image", "input_image", "image_url", "document", "input_file":
-		if s, ok := htmlMedia(t, b); ok {
-			return s
-		}
-	}
-	return htmlJSON(v)
-}
-
 // htmlThinking wraps rendered thinking in a collapsed <details>.
 func htmlThinking(inner string) string {
 	if inner == "" {
@@ -316,126 +259,31 @@ func htmlThinking(inner string) string {
 	return "<details class=\"thinking\"><summary>thinking</summary>\n" + inner + "\n</details>"
 }
 
-// htmlReasoning renders an OpenAI reasoning item like reasoning does: its
-// summaries and plain text; encrypted content is only mentioned.
-func htmlReasoning(b object) string {
-	var texts []string
-	add := func(v json.RawMessage) {
-		items, _ := asArray(v)
-		for _, item := range items {
-			if o, ok := parseObject(item); ok {
-				if s, ok := o.str("text"); ok {
-					texts = append(texts, htmlText(s))
-				}
-			}
-		}
-	}
-	add(b["summary"])
-	if s, ok := b.str("text"); ok {
-		texts = append(texts, htmlText(s))
-	}
-	add(b["content"])
-	var inner string
-	if strings.Join(texts, "") != "" {
-		inner = htmlJoin(texts)
-	} else if _, ok := b["encrypted_content"]; ok {
-		inner = htmlNote("(encrypted)")
-	}
-	return htmlThinking(inner)
-}
-
-// htmlToolCall renders a call as a collapsed <details> whose summary names
-// the tool, with the input as indented JSON. Input sent as a string holding
-// JSON (OpenAI) is unwrapped when it parses and shown as text when not.
-func htmlToolCall(name, id string, input json.RawMessage) string {
+// toolCall is a collapsed <details> whose summary names the tool, with
+// the input inside.
+func (htmlStyle) toolCall(name, id, input string) string {
 	summary := "tool call"
 	if name != "" {
 		summary += ": " + htmlEscape(oneLine(name))
 	}
 	summary += htmlID(id)
-	var inner string
-	switch kind(input) {
-	case 0, 'n':
-		inner = htmlNote("(no input)")
-	case '"':
-		s, _ := asString(input)
-		if k := kind([]byte(s)); (k == '{' || k == '[') && json.Valid([]byte(s)) {
-			inner = htmlJSON([]byte(s))
-		} else if s == "" {
-			inner = htmlNote("(no input)")
-		} else {
-			inner = htmlPre("", s)
-		}
-	default:
-		inner = htmlJSON(input)
+	if input == "" {
+		input = htmlNote("(no input)")
 	}
-	return "<details class=\"tool-call\"><summary>" + summary + "</summary>\n" + inner + "\n</details>"
+	return "<details class=\"tool-call\"><summary>" + summary + "</summary>\n" + input + "\n</details>"
 }
 
-// htmlChatToolCall renders an entry of an OpenAI chat message's tool_calls.
-func htmlChatToolCall(v json.RawMessage) string {
-	c, ok := parseObject(v)
-	if !ok {
-		return htmlJSON(v)
-	}
-	f, ok := parseObject(c["function"])
-	if !ok {
-		return htmlJSON(v)
-	}
-	id, _ := c.str("id")
-	name, _ := f.str("name")
-	return htmlToolCall(name, id, f["arguments"])
-}
-
-// htmlToolResult renders a tool's output in a collapsed <details>: text in
+// toolResult is a collapsed <details> with the output inside: text in
 // <pre> (it is file contents, command output…, not prose), images as
 // references, anything else as JSON.
-func htmlToolResult(id string, output json.RawMessage, isError bool) string {
+func (htmlStyle) toolResult(id string, isError bool, parts []string) string {
 	class, summary := "tool-result", "tool result"
 	if isError {
 		class, summary = "tool-result error", "tool result (error)"
 	}
 	summary += htmlID(id)
-	var parts []string
-	switch kind(output) {
-	case 0, 'n':
-		parts = append(parts, htmlNote("(no output)"))
-	case '"':
-		s, _ := asString(output)
-		parts = append(parts, htmlPre("", s))
-	case '[':
-		items, _ := asArray(output)
-		for _, item := range items {
-			parts = append(parts, htmlResultItem(item))
-		}
-	default:
-		parts = append(parts, htmlJSON(output))
-	}
 	return "<details class=\"" + class + "\"><summary>" + summary + "</summary>\n" +
 		htmlJoin(parts) + "\n</details>"
-}
-
-// htmlResultItem renders one element of a tool result's content array.
-func htmlResultItem(v json.RawMessage) string {
-	if s, ok := asString(v); ok {
-		return htmlPre("", s)
-	}
-	b, ok := parseObject(v)
-	if !ok {
-		return htmlJSON(v)
-	}
-	t, _ := b.str("type")
-	switch t {
-	case "text", "input_text", "output_text":
-		if s, ok := b.str("text"); ok {
-			return htmlPre("", s)
-		}
-	case "image", "input_image", "image_url", "document", "input_file":
-		if s, ok := htmlMedia(t, b); ok {
-			return s
-		}
-	}
-	return htmlJSON(v)
 }
 
 // htmlMedia describes an image, document or file block in one line of

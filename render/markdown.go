@@ -24,7 +24,7 @@ func Markdown(m Message) []byte {
 			b.WriteString(label(o))
 			b.WriteString("\n\n")
 		}
-		b.WriteString(body(o))
+		b.WriteString(body(o, markdownStyle{}))
 	} else {
 		// The store validates what it writes, but a damaged or foreign line
 		// must still show up readably rather than vanish or break the file.
