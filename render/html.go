@@ -289,85 +289,13 @@ func (htmlStyle) toolResult(id string, isError bool, parts []string) string {
 // htmlMedia describes an image, document or file block in one line of
 // text, as media does for Markdown: "[image: image/png, 12 KB]". Nothing is
 // embedded or linked: base64 data is only measured, and a URL is shown as
-// text, so the page makes no requests and stays small. It reports false
-// when the block has no source it recognises.
+// text, so the page makes no requests and stays small.
 func htmlMedia(typ string, b object) (string, bool) {
-	word := "image"
-	switch typ {
-	case "document":
-		word = "document"
-	case "input_file":
-		word = "file"
-	}
-	var desc string
-	switch typ {
-	case "image", "document":
-		src, ok := parseObject(b["source"])
-		if !ok {
-			return "", false
-		}
-		st, _ := src.str("type")
-		switch st {
-		case "base64":
-			mt, _ := src.str("media_type")
-			data, _ := src.str("data")
-			desc = htmlSized(mt, data, true)
-		case "url":
-			u, _ := src.str("url")
-			desc = oneLine(u)
-		case "file":
-			id, _ := src.str("file_id")
-			desc = "file " + oneLine(id)
-		default:
-			return "", false
-		}
-	case "input_image":
-		desc = htmlURLOrFile(b, "image_url")
-	case "image_url":
-		if u, ok := parseObject(b["image_url"]); ok {
-			desc = htmlURLOrFile(u, "url")
-		} else {
-			desc = htmlURLOrFile(b, "image_url")
-		}
-	case "input_file":
-		desc = htmlURLOrFile(b, "file_data")
-		if desc == "" {
-			desc = htmlURLOrFile(b, "file_url")
-		}
-		if name, ok := b.str("filename"); ok && name != "" {
-			if desc == "" {
-				desc = oneLine(name)
-			} else {
-				desc = oneLine(name) + ", " + desc
-			}
-		}
-	}
-	if desc == "" {
+	r, ok := parseMedia(typ, b)
+	if !ok {
 		return "", false
 	}
-	return "<p class=\"media\">" + htmlEscape("["+word+": "+desc+"]") + "</p>", true
-}
-
-// htmlURLOrFile describes the URL in field key of b (a data URL by its type
-// and size, another URL as written), or else b's file_id; "" when neither.
-func htmlURLOrFile(b object, key string) string {
-	if u, ok := b.str(key); ok && u != "" {
-		rest, isData := strings.CutPrefix(u, "data:")
-		switch {
-		case isData:
-			header, data, _ := strings.Cut(rest, ",")
-			mt, isBase64 := strings.CutSuffix(header, ";base64")
-			return htmlSized(mt, data, isBase64)
-		case strings.Contains(u, "://"):
-			return oneLine(u)
-		default: // bare base64, as OpenAI file_data may be
-			return htmlSized("", u, true)
-		}
-	}
-	if id, ok := b.str("file_id"); ok && id != "" {
-		return "file " + oneLine(id)
-	}
-	return ""
+	return "<p class=\"media\">" + htmlEscape(r.describe(oneLine, htmlSized)) + "</p>", true
 }
 
 // htmlSized is "image/png, 12 KB": the media type (omitted when unknown)

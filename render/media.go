@@ -5,93 +5,122 @@ import (
 	"strings"
 )
 
-// media renders an image, document or file block as a one-line reference
-// such as "[image: image/png, 12345 bytes of base64]". The data itself is
-// never copied: it is unreadable as text and can be megabytes long. It
-// reports false when the block has no source it recognises.
-func media(typ string, b object) (string, bool) {
-	word := "image"
+// mediaRef is what a reader is told of an image, document or file block:
+// the data itself is never copied (it is unreadable as text and can be
+// megabytes long), only what it is and how big, or where it lives.
+type mediaRef struct {
+	word      string // image, document or file
+	name      string // the file's name, when given
+	url       string // a URL, shown whole
+	fileID    string // an uploaded file's id
+	mediaType string // of inline data
+	data      string // inline data (base64 or not)
+	inline    bool   // data is set
+	base64    bool
+}
+
+// parseMedia reads an image, document or file block in the Anthropic and
+// OpenAI shapes. It reports false when the block has no source it knows.
+func parseMedia(typ string, b object) (mediaRef, bool) {
+	r := mediaRef{word: "image"}
 	switch typ {
 	case "document":
-		word = "document"
+		r.word = "document"
 	case "input_file":
-		word = "file"
+		r.word = "file"
 	}
-	var desc string
+	ok := false
 	switch typ {
 	case "image", "document": // Anthropic: {"source": {"type": …}}
-		src, ok := parseObject(b["source"])
-		if !ok {
-			return "", false
+		src, isObj := parseObject(b["source"])
+		if !isObj {
+			return r, false
 		}
 		st, _ := src.str("type")
 		switch st {
 		case "base64":
-			mt, _ := src.str("media_type")
-			data, _ := src.str("data")
-			desc = sized(mt, len(data), true)
+			r.mediaType, _ = src.str("media_type")
+			r.data, _ = src.str("data")
+			r.inline, r.base64, ok = true, true, true
 		case "url":
-			u, _ := src.str("url")
-			desc = inlineCode(u)
+			r.url, _ = src.str("url")
+			ok = r.url != ""
 		case "file":
-			id, _ := src.str("file_id")
-			desc = "file " + inlineCode(id)
-		default:
-			return "", false
+			r.fileID, _ = src.str("file_id")
+			ok = r.fileID != ""
 		}
 	case "input_image": // OpenAI Responses: image_url is a string
-		desc = urlOrFile(b, "image_url")
+		ok = r.urlOrFile(b, "image_url")
 	case "image_url": // OpenAI chat: image_url is {"url": …} (or a string)
-		if u, ok := parseObject(b["image_url"]); ok {
-			desc = urlOrFile(u, "url")
+		if u, isObj := parseObject(b["image_url"]); isObj {
+			ok = r.urlOrFile(u, "url")
 		} else {
-			desc = urlOrFile(b, "image_url")
+			ok = r.urlOrFile(b, "image_url")
 		}
 	case "input_file": // OpenAI Responses: file_data, file_url or file_id
-		desc = urlOrFile(b, "file_data")
-		if desc == "" {
-			desc = urlOrFile(b, "file_url")
-		}
-		if name, ok := b.str("filename"); ok && name != "" {
-			if desc == "" {
-				desc = inlineCode(name)
-			} else {
-				desc = inlineCode(name) + ", " + desc
-			}
+		ok = r.urlOrFile(b, "file_data") || r.urlOrFile(b, "file_url")
+		if name, has := b.str("filename"); has && name != "" {
+			r.name, ok = name, true
 		}
 	}
-	if desc == "" {
-		return "", false
-	}
-	return "[" + word + ": " + desc + "]", true
+	return r, ok
 }
 
-// urlOrFile describes the URL in field key of b (a data URL by its type and
-// size, another URL as written), or else b's file_id; "" when neither.
-func urlOrFile(b object, key string) string {
+// urlOrFile takes the URL in field key of b (a data URL as inline data), or
+// else b's file_id; false when neither is there.
+func (r *mediaRef) urlOrFile(b object, key string) bool {
 	if u, ok := b.str(key); ok && u != "" {
-		return describeURL(u)
+		rest, isData := strings.CutPrefix(u, "data:")
+		switch {
+		case isData:
+			header, data, _ := strings.Cut(rest, ",")
+			r.mediaType, r.base64 = strings.CutSuffix(header, ";base64")
+			r.data, r.inline = data, true
+		case strings.Contains(u, "://"):
+			r.url = u
+		default: // bare base64, as OpenAI file_data may be
+			r.data, r.inline, r.base64 = u, true, true
+		}
+		return true
 	}
 	if id, ok := b.str("file_id"); ok && id != "" {
-		return "file " + inlineCode(id)
+		r.fileID = id
+		return true
 	}
-	return ""
+	return false
 }
 
-// describeURL shortens a data URL to its media type and size; other URLs
-// are short and worth showing, so they are kept whole.
-func describeURL(u string) string {
-	rest, ok := strings.CutPrefix(u, "data:")
-	if !ok {
-		if strings.Contains(u, "://") {
-			return inlineCode(u)
-		}
-		// Bare base64 (OpenAI file_data may omit the data: prefix).
-		return sized("", len(u), true)
+// describe is the one-line reference, "[image: image/png, 12345 bytes of
+// base64]": show formats a value taken from the message, size inline data.
+func (r mediaRef) describe(show func(string) string, size func(mediaType, data string, base64 bool) string) string {
+	var desc string
+	switch {
+	case r.inline:
+		desc = size(r.mediaType, r.data, r.base64)
+	case r.url != "":
+		desc = show(r.url)
+	case r.fileID != "":
+		desc = "file " + show(r.fileID)
 	}
-	header, data, _ := strings.Cut(rest, ",")
-	mt, isBase64 := strings.CutSuffix(header, ";base64")
-	return sized(mt, len(data), isBase64)
+	if r.name != "" {
+		if desc == "" {
+			desc = show(r.name)
+		} else {
+			desc = show(r.name) + ", " + desc
+		}
+	}
+	return "[" + r.word + ": " + desc + "]"
+}
+
+// media is the Markdown reference to an image, document or file block.
+func media(typ string, b object) (string, bool) {
+	r, ok := parseMedia(typ, b)
+	if !ok {
+		return "", false
+	}
+	return r.describe(inlineCode, func(mt, data string, base64 bool) string {
+		return sized(mt, len(data), base64)
+	}), true
 }
 
 // sized is "image/png, 12345 bytes of base64" (the media type omitted when
