@@ -20,7 +20,7 @@ func (e *MessageError) Unwrap() error { return e.Err }
 type pending struct {
 	branch string // id
 	lines  [][]byte
-	turns  []bool
+	kinds  []lineKind
 	done   chan error
 }
 
@@ -63,9 +63,9 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 		if err != nil {
 			return &MessageError{N: i, Err: err}
 		}
-		turn, _ := classify(line)
+		k, _ := classify(line)
 		p.lines = append(p.lines, line)
-		p.turns = append(p.turns, turn)
+		p.kinds = append(p.kinds, k)
 	}
 	return s.commit(p)
 }
@@ -139,14 +139,14 @@ func (s *Session) writeBranch(id string, group []*pending) error {
 	defer f.Close()
 	var buf []byte
 	var lines [][]byte
-	var turns []bool
+	var kinds []lineKind
 	for _, p := range group {
 		for _, l := range p.lines {
 			buf = append(buf, l...)
 			buf = append(buf, '\n')
 		}
 		lines = append(lines, p.lines...)
-		turns = append(turns, p.turns...)
+		kinds = append(kinds, p.kinds...)
 	}
 	if _, err := f.Write(buf); err != nil {
 		f.Truncate(size)
@@ -158,6 +158,6 @@ func (s *Session) writeBranch(id string, group []*pending) error {
 			return fmt.Errorf("fsync %s: %w", s.logFile(id), err)
 		}
 	}
-	s.logIndex(id).appended(size, lines, turns)
+	s.logIndex(id).appended(size, lines, kinds)
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 // SessionInfo is one row of a session listing.
 type SessionInfo struct {
 	Meta
-	Messages     int       // on the default branch, ancestry resolved
+	Messages     int       // on the default branch, ancestry resolved, events not counted
 	LastActivity time.Time // last append to any branch, or creation
 	Err          error     // a session that could not be read is listed with its error
 }
@@ -91,7 +91,7 @@ func (s *Session) Info() SessionInfo {
 		info.Err = err
 	}
 	if v, err := s.View(""); err == nil {
-		info.Messages = v.Len()
+		info.Messages = v.Len() - v.Events()
 	} else {
 		info.Err = err
 	}

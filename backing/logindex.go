@@ -14,10 +14,16 @@ import (
 // msgRef locates one message in a log: 16 bytes a message, so an index of a
 // million messages costs 16 MB.
 type msgRef struct {
-	off  int64  // offset of the line's first byte
-	n    uint32 // length without the newline
-	turn bool   // starts a turn (see startsTurn)
-	_    [3]byte
+	off int64  // offset of the line's first byte
+	n   uint32 // length without the newline
+	lineKind
+	_ [2]byte
+}
+
+// lineKind is what the index notes of a message beside its place.
+type lineKind struct {
+	turn  bool // starts a turn (see classify)
+	event bool // role EventRole: kept, not part of the conversation
 }
 
 // end is the offset just past the message's newline.
@@ -142,12 +148,12 @@ func (x *logIndex) add(off int64, line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return // blank lines carry nothing; not worth a report
 	}
-	turn, err := classify(line)
+	k, err := classify(line)
 	if err != nil {
 		x.bad = append(x.bad, BadLine{Offset: off, Line: x.lines, Err: err})
 		return
 	}
-	x.push(msgRef{off: off, n: uint32(len(line)), turn: turn})
+	x.push(msgRef{off: off, n: uint32(len(line)), lineKind: k})
 }
 
 func (x *logIndex) push(r msgRef) {
@@ -160,7 +166,7 @@ func (x *logIndex) push(r msgRef) {
 // appended records lines this process has just written at off, sparing a
 // re-read of bytes it already has. If anything unindexed lies before off
 // (another writer), a later refresh picks everything up instead.
-func (x *logIndex) appended(off int64, lines [][]byte, turns []bool) {
+func (x *logIndex) appended(off int64, lines [][]byte, kinds []lineKind) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if off != x.scanned || x.ino == 0 {
@@ -168,7 +174,7 @@ func (x *logIndex) appended(off int64, lines [][]byte, turns []bool) {
 	}
 	for i, l := range lines {
 		x.lines++
-		x.push(msgRef{off: off, n: uint32(len(l)), turn: turns[i]})
+		x.push(msgRef{off: off, n: uint32(len(l)), lineKind: kinds[i]})
 		off += int64(len(l)) + 1
 	}
 	x.scanned = off
@@ -202,11 +208,14 @@ func (x *logIndex) readRange(refs []msgRef) ([][]byte, error) {
 }
 
 // classify validates a stored line as a message and says whether it starts
-// a turn, in one decode.
-func classify(line []byte) (turn bool, err error) {
+// a turn or is an event, in one decode.
+func classify(line []byte) (lineKind, error) {
 	h, err := parseHeader(line)
 	if err != nil {
-		return false, err
+		return lineKind{}, err
 	}
-	return *h.Role == "user" && !onlyToolResults(h.Content), nil
+	return lineKind{
+		turn:  *h.Role == "user" && !onlyToolResults(h.Content),
+		event: *h.Role == EventRole,
+	}, nil
 }

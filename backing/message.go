@@ -19,6 +19,12 @@ type Message struct {
 	Raw       []byte // the stored JSON object, one line, no newline
 }
 
+// EventRole is the role of a stored line that is not conversation: what
+// an importer keeps of a source so that nothing is lost (a summary, a UI
+// event). Events never start a turn, listings do not count them, and the
+// renderings leave them out.
+const EventRole = "event"
+
 // header is the part of a message the store looks at.
 type header struct {
 	Role    *string         `json:"role"`

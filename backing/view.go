@@ -146,6 +146,20 @@ func (v *View) RawLen(i int) int {
 	panic(fmt.Sprintf("backing: RawLen(%d) of a view of %d messages", i, v.n))
 }
 
+// Events is how many of the messages are events (role EventRole): lines
+// kept for fidelity, not conversation. Listings count Len() - Events().
+func (v *View) Events() int {
+	n := 0
+	for _, sg := range v.segs {
+		for _, r := range sg.refs {
+			if r.event {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // Inherited is how many messages come from the branch's ancestors: the
 // fork point, counted in messages of the parent branch.
 func (v *View) Inherited() int { return v.segs[len(v.segs)-1].first }

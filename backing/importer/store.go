@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 // EventRole is the role of a stored source line that is not a message
 // (a summary, a snapshot, a UI event): kept so that nothing is lost and
 // the file can be written again, and left out of the transcripts.
-const EventRole = "event"
+const EventRole = backing.EventRole
 
 // StoreLines returns every line of the source as a store message, in file
 // order: each message as decoded, each event as a message of role

@@ -97,7 +97,7 @@ func describeBranch(s *backing.Session, b backing.Branch, byID map[string]backin
 	if err != nil {
 		return row, err
 	}
-	row.Messages = v.Len()
+	row.Messages = v.Len() - v.Events()
 	if b.IsDefault() {
 		return row, nil
 	}

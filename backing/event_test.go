@@ -1,0 +1,37 @@
+package backing
+
+import "testing"
+
+// Events (role EventRole) are stored and read like any message, but start
+// no turn and are not counted in listings: in this process's index and in
+// one built afresh from the log.
+func TestEventsNotCounted(t *testing.T) {
+	st := openStore(t)
+	s := newSession(t, st, "s")
+	if err := s.Append("", [][]byte{msg(EventRole, ""), msg("user", "q"), msg(EventRole, ""), msg("assistant", "a")}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(s *Session, when string) {
+		t.Helper()
+		v, err := s.View("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Len() != 4 || v.Events() != 2 || v.Turns() != 1 {
+			t.Errorf("%s: %d messages, %d events, %d turns; want 4, 2, 1", when, v.Len(), v.Events(), v.Turns())
+		}
+		if info := s.Info(); info.Messages != 2 {
+			t.Errorf("%s: listing counts %d messages, want 2", when, info.Messages)
+		}
+	}
+	check(s, "as appended")
+	st2, err := Open(st.Root(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := st2.Session("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(s2, "reopened")
+}
