@@ -49,7 +49,7 @@ func (f *FS) grew(ref branchRef) {
 	}
 	f.mu.Unlock()
 	for _, n := range files {
-		if sp, err := n.span(); err == nil {
+		if sp, err := n.span(true); err == nil {
 			n.changed(sp)
 		}
 	}

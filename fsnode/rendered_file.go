@@ -22,9 +22,10 @@ type renderedFile struct {
 	format format
 	turn   int // 0: the whole branch
 
-	mu      sync.Mutex
-	known   int64  // the size the kernel was last told; -1: none yet
-	headSum uint32 // a checksum of the head it was last told of
+	mu         sync.Mutex
+	known      int64  // the size the kernel was last told; -1: none yet
+	headSum    uint32 // a checksum of the head it was last told of
+	head, tail []byte // the frame it was last told of (frame.go)
 }
 
 var (
@@ -46,7 +47,11 @@ type span struct {
 func (s span) pieces() int64 { return s.off[s.to] - s.off[s.from] }
 func (s span) size() int64   { return int64(len(s.head)) + s.pieces() + int64(len(s.tail)) }
 
-func (n *renderedFile) span() (span, error) {
+// span is the file as of now. fresh reads the frame (meta.json, the
+// branch list) again, as a stat does; a read uses the frame the kernel was
+// last told of, so its bytes agree with the size the kernel holds, and
+// does not reread meta.json for every 128 KiB.
+func (n *renderedFile) span(fresh bool) (span, error) {
 	v, err := n.ref.view()
 	if err != nil {
 		return span{}, err
@@ -58,8 +63,13 @@ func (n *renderedFile) span() (span, error) {
 			return span{}, err
 		}
 	}
-	if sp.head, sp.tail, err = n.frame(v); err != nil {
-		return span{}, err
+	n.mu.Lock()
+	sp.head, sp.tail = n.head, n.tail
+	n.mu.Unlock()
+	if fresh || (sp.head == nil && sp.tail == nil) {
+		if sp.head, sp.tail, err = n.frame(v); err != nil {
+			return span{}, err
+		}
 	}
 	sp.off, err = n.fsys.offsets(n.ref, v, n.format)
 	return sp, err
@@ -69,7 +79,7 @@ func (n *renderedFile) span() (span, error) {
 // attrTimeout: appends through this mount refresh it at once (FS.grew),
 // and appends by others show when it lapses.
 func (n *renderedFile) attr(out *fuse.AttrOut) syscall.Errno {
-	sp, err := n.span()
+	sp, err := n.span(true)
 	if err != nil {
 		return toErrno(err)
 	}
@@ -100,6 +110,7 @@ func (n *renderedFile) changed(sp span) {
 	n.mu.Lock()
 	old, oldSum := n.known, n.headSum
 	n.known, n.headSum = size, sum
+	n.head, n.tail = sp.head, sp.tail
 	n.mu.Unlock()
 	switch {
 	case old < 0 || (old == size && oldSum == sum):
@@ -126,7 +137,7 @@ func (n *renderedFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, u
 }
 
 func (n *renderedFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	sp, err := n.span()
+	sp, err := n.span(false)
 	if err != nil {
 		return nil, toErrno(err)
 	}
