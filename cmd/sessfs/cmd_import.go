@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -97,18 +99,23 @@ func sourceFiles(paths []string) ([]string, error) {
 			return nil, err
 		}
 	}
+	// A session's own file before its subagents' files: the names print
+	// in that order, and a subagent links to a session already in.
+	sort.SliceStable(out, func(i, j int) bool { return subagentOf(out[i]) == "" && subagentOf(out[j]) != "" })
 	return out, nil
 }
 
 // importFile creates one session from one source file, or brings one it
 // created before up to date with what the source gained since. Its name
-// derives from the source's own id, so importing the same source again
-// finds it. It reports whether anything was stored.
+// derives from the source's own id (and a subagent file's name), so
+// importing the same source again finds it. It reports whether anything
+// was stored.
 func importFile(st *backing.Store, path string, format importer.Format) (string, bool, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", false, err
 	}
+	data = completeLines(data)
 	if format == "auto" {
 		if format, err = importer.Detect(bytes.NewReader(data)); err != nil {
 			return "", false, err
@@ -118,7 +125,7 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 	if err != nil {
 		return "", false, err
 	}
-	lines, forks, err := src.Branches()
+	main, forks, err := src.Branches()
 	if err != nil {
 		return "", false, err
 	}
@@ -127,50 +134,241 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	}
 	name := string(format) + "-" + shortID(id)
-	if s, err := st.Session(name); err == nil {
-		all, err := src.StoreLines()
-		if err != nil {
+	sub := subagentOf(path)
+	if sub != "" {
+		name += "-" + sub
+	}
+	s, err := st.Session(name)
+	created := false
+	switch {
+	case err == nil:
+		if err := sameSource(s, src, data); err != nil {
 			return name, false, err
 		}
-		n, err := importGrowth(s, src, data, all)
-		return name, n > 0, err
+	case errors.Is(err, backing.ErrNotFound):
+		// Where the session came from, and what the source says of
+		// itself beyond the fields meta.json has, under one key.
+		origin := map[string]any{"format": format, "id": src.SourceID, "path": path}
+		if sub != "" {
+			origin["subagent"] = sub
+		}
+		for k, v := range src.Extra {
+			origin[k] = v
+		}
+		for k, v := range imported(data) {
+			origin[k] = v
+		}
+		raw, err := json.Marshal(origin)
+		if err != nil {
+			return "", false, err
+		}
+		extra := map[string]json.RawMessage{"source": raw}
+		s, _, err = st.Create(name, backing.Meta{Title: src.Title, Cwd: src.Cwd, Model: src.Model, Provider: src.Provider, Created: src.Created, Extra: extra})
+		if err != nil {
+			return "", false, err
+		}
+		created = true
+	default:
+		return name, false, err
 	}
-	// Where the session came from, and what the source says of itself
-	// beyond the fields meta.json has, under one key of meta.json.
-	origin := map[string]any{"format": format, "id": src.SourceID, "path": path}
-	for k, v := range src.Extra {
-		origin[k] = v
+	n, err := storeMissing(s, main, forks)
+	if err != nil {
+		return name, created, err
+	}
+	if n > 0 && !created {
+		if err := recordImported(s, data); err != nil {
+			return name, true, err
+		}
+	}
+	return name, created || n > 0, nil
+}
+
+// completeLines drops a last line that is not complete JSON: an agent in
+// the middle of writing it. The next import takes it whole.
+func completeLines(data []byte) []byte {
+	nl := bytes.LastIndexByte(data, '\n')
+	if last := bytes.TrimSpace(data[nl+1:]); len(last) > 0 && !json.Valid(last) {
+		return data[:nl+1]
+	}
+	return data
+}
+
+// subagentOf names the subagent whose file path is (Claude Code writes
+// <session>/subagents/agent-<id>.jsonl, its lines under the parent's
+// sessionId), or "" for a session's own file.
+func subagentOf(path string) string {
+	if filepath.Base(filepath.Dir(path)) != "subagents" {
+		return ""
+	}
+	return strings.TrimSuffix(filepath.Base(path), ".jsonl")
+}
+
+// errRewritten is a source that changed other than by growing.
+var errRewritten = errors.New("the source changed since it was imported (it did not only grow)")
+
+// sameSource checks that s was imported from src and that the source only
+// grew since: it still starts with the bytes imported then.
+func sameSource(s *backing.Session, src *importer.Session, data []byte) error {
+	m, err := s.Meta()
+	if err != nil {
+		return err
+	}
+	var origin struct {
+		ID     string `json:"id"`
+		Bytes  *int   `json:"bytes"`
+		SHA256 string `json:"sha256"`
+	}
+	json.Unmarshal(m.Extra["source"], &origin)
+	if origin.ID != src.SourceID {
+		return fmt.Errorf("session %q exists and was not imported from this source: %w", m.Name, backing.ErrExist)
+	}
+	if origin.Bytes == nil {
+		return fmt.Errorf("session %q was imported by an earlier sessfs, which kept no record to grow it by: "+
+			"remove it (sessfs rm %s) and import again", m.Name, m.Name)
+	}
+	sum := sha256.Sum256(data[:min(*origin.Bytes, len(data))])
+	if *origin.Bytes > len(data) || hex.EncodeToString(sum[:]) != origin.SHA256 {
+		return fmt.Errorf("%w: rename or remove %s to import it afresh", errRewritten, m.Name)
+	}
+	return nil
+}
+
+// recordImported notes in meta.json the bytes now imported.
+func recordImported(s *backing.Session, data []byte) error {
+	m, err := s.Meta()
+	if err != nil {
+		return err
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(m.Extra["source"], &rec); err != nil || rec == nil {
+		rec = map[string]any{}
 	}
 	for k, v := range imported(data) {
-		origin[k] = v
+		rec[k] = v
 	}
-	raw, err := json.Marshal(origin)
+	raw, err := json.Marshal(rec)
 	if err != nil {
-		return "", false, err
+		return err
 	}
-	extra := map[string]json.RawMessage{"source": raw}
-	s, m, err := st.Create(name, backing.Meta{Title: src.Title, Cwd: src.Cwd, Model: src.Model, Provider: src.Provider, Created: src.Created, Extra: extra})
+	return s.SetExtra("source", raw)
+}
+
+// storeMissing stores every line of the split source (main and forks)
+// that s does not hold yet, each in its branch, and returns how many. What
+// s holds is read from the lines themselves (their source_seq), so an
+// import cut short anywhere, or a source that grew, gets exactly the
+// lines it lacks: none twice, none lost. A fork is made when it first has
+// lines to store, after the branch it forks from; one whose parent
+// cannot be made (a rewind reaching back past what an earlier import
+// stored) has its new lines go on in the default branch.
+func storeMissing(s *backing.Session, main [][]byte, forks []importer.Fork) (int, error) {
+	have, err := storedSeqs(s)
 	if err != nil {
-		return "", false, err
+		return 0, err
 	}
-	if err := s.Append("", lines); err != nil {
-		return m.Name, false, err
-	}
-	for _, f := range forks {
-		if _, err := s.Fork(f.From, f.At, f.Name); err != nil {
-			return m.Name, false, err
+	missing := func(lines [][]byte) [][]byte {
+		var out [][]byte
+		for _, l := range lines {
+			if n, ok := sourceSeq(l); ok && !have[n] {
+				out = append(out, l)
+			}
 		}
-		if err := s.Append(f.Name, f.Lines); err != nil {
-			return m.Name, false, err
+		return out
+	}
+	stored := 0
+	put := func(branch string, lines [][]byte) error {
+		if len(lines) == 0 {
+			return nil
 		}
-		if err := s.Backdate(f.Name, lastTS(f.Lines)); err != nil {
-			return m.Name, false, err
+		if err := s.Append(branch, lines); err != nil {
+			return err
+		}
+		stored += len(lines)
+		return s.Backdate(branch, lastTS(lines))
+	}
+	if err := put("", missing(main)); err != nil {
+		return stored, err
+	}
+	for _, f := range parentsFirst(forks) {
+		lines := missing(f.Lines)
+		if len(lines) == 0 {
+			continue
+		}
+		branch := f.Name
+		if _, err := s.Branch(f.Name); errors.Is(err, backing.ErrNotFound) {
+			if _, err := s.Branch(f.From); err != nil {
+				branch = ""
+			} else if _, err := s.Fork(f.From, f.At, f.Name); err != nil {
+				return stored, err
+			}
+		} else if err != nil {
+			return stored, err
+		}
+		if err := put(branch, lines); err != nil {
+			return stored, err
 		}
 	}
-	if err := s.Backdate("", lastTS(lines)); err != nil {
-		return m.Name, false, err
+	return stored, nil
+}
+
+// parentsFirst orders forks so that each comes after the one it forks from.
+func parentsFirst(forks []importer.Fork) []importer.Fork {
+	var out []importer.Fork
+	placed := map[string]bool{"": true}
+	for len(out) < len(forks) {
+		progress := false
+		for _, f := range forks {
+			if !placed[f.Name] && placed[f.From] {
+				out, placed[f.Name], progress = append(out, f), true, true
+			}
+		}
+		if !progress { // a parent that is not among forks: keep the rest as they are
+			for _, f := range forks {
+				if !placed[f.Name] {
+					out, placed[f.Name] = append(out, f), true
+				}
+			}
+		}
 	}
-	return m.Name, true, nil
+	return out
+}
+
+// storedSeqs is the set of source lines s holds, in every branch.
+func storedSeqs(s *backing.Session) (map[int]bool, error) {
+	branches, err := s.Branches()
+	if err != nil {
+		return nil, err
+	}
+	have := map[int]bool{}
+	for _, b := range branches {
+		v, err := s.ViewID(b.ID)
+		if err != nil {
+			return nil, err
+		}
+		for i := v.Inherited(); i < v.Len(); i += showChunk {
+			msgs, err := v.Read(i, min(i+showChunk, v.Len()))
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range msgs {
+				if n, ok := sourceSeq(m.Raw); ok {
+					have[n] = true
+				}
+			}
+		}
+	}
+	return have, nil
+}
+
+// sourceSeq is a stored line's line number in its source.
+func sourceSeq(raw []byte) (int, bool) {
+	var seq struct {
+		N *int `json:"source_seq"`
+	}
+	if json.Unmarshal(raw, &seq) != nil || seq.N == nil {
+		return 0, false
+	}
+	return *seq.N, true
 }
 
 // lastTS is the latest time among stored lines' "ts", zero when none has
@@ -197,105 +395,6 @@ func imported(data []byte) map[string]any {
 	return map[string]any{"bytes": len(data), "sha256": hex.EncodeToString(sum[:])}
 }
 
-// importGrowth appends to s the lines of a source that came after those
-// stored, and returns how many. The stored part is found from the messages
-// themselves (their source_seq), not from meta.json, so an import cut
-// short between the two writes neither loses nor repeats a line. New lines
-// go to the default branch, in file order (a rewind made after the first
-// import is not split off).
-func importGrowth(s *backing.Session, src *importer.Session, data []byte, lines [][]byte) (int, error) {
-	m, err := s.Meta()
-	if err != nil {
-		return 0, err
-	}
-	var origin struct {
-		ID     string `json:"id"`
-		Bytes  *int   `json:"bytes"`
-		SHA256 string `json:"sha256"`
-	}
-	json.Unmarshal(m.Extra["source"], &origin)
-	if origin.ID != src.SourceID {
-		return 0, fmt.Errorf("session %q exists and was not imported from this source: %w", m.Name, backing.ErrExist)
-	}
-	if origin.Bytes != nil {
-		sum := sha256.Sum256(data[:min(*origin.Bytes, len(data))])
-		if *origin.Bytes > len(data) || hex.EncodeToString(sum[:]) != origin.SHA256 {
-			return 0, fmt.Errorf("the source changed since it was imported as %s (it did not only grow); "+
-				"rename or remove that session to import it afresh", m.Name)
-		}
-	}
-	last, err := lastSourceSeq(s)
-	if err != nil {
-		return 0, err
-	}
-	var grown [][]byte
-	for _, l := range lines {
-		var seq struct {
-			N int `json:"source_seq"`
-		}
-		if json.Unmarshal(l, &seq) == nil && seq.N > last {
-			grown = append(grown, l)
-		}
-	}
-	if len(grown) > 0 {
-		if err := s.Append("", grown); err != nil {
-			return 0, err
-		}
-		if err := s.Backdate("", lastTS(grown)); err != nil {
-			return 0, err
-		}
-	}
-	raw, err := json.Marshal(imported(data))
-	if err != nil {
-		return 0, err
-	}
-	var rec map[string]json.RawMessage
-	json.Unmarshal(m.Extra["source"], &rec)
-	var up map[string]json.RawMessage
-	json.Unmarshal(raw, &up)
-	for k, v := range up {
-		rec[k] = v
-	}
-	if raw, err = json.Marshal(rec); err != nil {
-		return 0, err
-	}
-	return len(grown), s.SetExtra("source", raw)
-}
-
-// lastSourceSeq is the highest source line stored in s, over every
-// branch: in each, the last message that has one (a person may have
-// appended after).
-func lastSourceSeq(s *backing.Session) (int, error) {
-	branches, err := s.Branches()
-	if err != nil {
-		return 0, err
-	}
-	last := 0
-	for _, b := range branches {
-		v, err := s.ViewID(b.ID)
-		if err != nil {
-			return 0, err
-		}
-	scan:
-		for to := v.Len(); to > v.Inherited(); to -= showChunk {
-			msgs, err := v.Read(max(v.Inherited(), to-showChunk), to)
-			if err != nil {
-				return 0, err
-			}
-			for i := len(msgs) - 1; i >= 0; i-- {
-				var seq struct {
-					N *int `json:"source_seq"`
-				}
-				if json.Unmarshal(msgs[i].Raw, &seq) == nil && seq.N != nil {
-					last = max(last, *seq.N)
-					break scan
-				}
-			}
-		}
-	}
-	return last, nil
-}
-
 // shortID is the last twelve characters of an id: random in UUIDs v4 and
 // v7 alike (a v7's first ones are its time, shared by sessions of one
 // minute), and enough to tell a person's sessions apart.
@@ -307,15 +406,17 @@ func shortID(id string) string {
 	return id
 }
 
-// linkForks sets the parent of every imported Codex session that says it
-// was forked from another (forked_from_id) to that session, when imported.
+// linkForks sets the parent of every imported session that came from
+// another: a Codex session forked from one (forked_from_id), a Claude Code
+// subagent's file from its session. Run after each import, so the link is
+// made whichever file comes first.
 func linkForks(st *backing.Store) error {
 	names, err := st.Names()
 	if err != nil {
 		return err
 	}
 	for _, name := range names {
-		if !strings.HasPrefix(name, string(importer.Codex)+"-") {
+		if !strings.HasPrefix(name, string(importer.Codex)+"-") && !strings.HasPrefix(name, string(importer.ClaudeCode)+"-") {
 			continue
 		}
 		s, err := st.Session(name)
@@ -327,14 +428,23 @@ func linkForks(st *backing.Store) error {
 			continue
 		}
 		var origin struct {
-			Format string `json:"format"`
-			Forked string `json:"forked_from_id"`
+			Format   string `json:"format"`
+			ID       string `json:"id"`
+			Forked   string `json:"forked_from_id"`
+			Subagent string `json:"subagent"`
 		}
-		if json.Unmarshal(m.Extra["source"], &origin) != nil || origin.Forked == "" {
+		if json.Unmarshal(m.Extra["source"], &origin) != nil {
 			continue
 		}
-		parent, err := st.Session(origin.Format + "-" + shortID(origin.Forked))
-		if err != nil {
+		from := origin.Forked
+		if origin.Subagent != "" {
+			from = origin.ID // a subagent's lines carry its session's id
+		}
+		if from == "" {
+			continue
+		}
+		parent, err := st.Session(origin.Format + "-" + shortID(from))
+		if err != nil || parent.ID() == s.ID() {
 			continue // not imported (yet)
 		}
 		if err := s.SetParent(parent.ID()); err != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 // dataFiles are the real sessions of ../shared/data.
@@ -455,5 +457,145 @@ func TestImportKeepsTimes(t *testing.T) {
 				t.Errorf("%s: created %v, last active %v; the source runs from %v to %v", name, l.Created, l.LastActivity, first, last)
 			}
 		}
+	}
+}
+
+// claudeLine is one line of a Claude Code session file.
+func claudeLine(session, uuid, parent, role, text string, sidechain bool) string {
+	p := "null"
+	if parent != "" {
+		p = `"` + parent + `"`
+	}
+	side := ""
+	if sidechain {
+		side = `"isSidechain":true,`
+	}
+	return `{` + side + `"type":"` + role + `","uuid":"` + uuid + `","parentUuid":` + p + `,"sessionId":"` + session + `",` +
+		`"timestamp":"2026-01-01T00:00:00Z","message":{"role":"` + role + `","content":"` + text + `"}}` + "\n"
+}
+
+// A subagent's own file (<session>/subagents/agent-*.jsonl, its lines under
+// the session's id) imports as a session of its own, after its session,
+// linked to it: it neither takes the session's name nor mixes with it.
+func TestImportSubagentFile(t *testing.T) {
+	dir := t.TempDir()
+	const id = "aaaaaaaa-0000-4000-8000-000000000001"
+	main := claudeLine(id, "u1", "", "user", "main question", false) + claudeLine(id, "a1", "u1", "assistant", "main answer", false)
+	sub := claudeLine(id, "s1", "", "user", "subagent task", true) + claudeLine(id, "s2", "s1", "assistant", "subagent answer", true)
+	os.MkdirAll(filepath.Join(dir, id, "subagents"), 0o755)
+	os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(main), 0o644)
+	os.WriteFile(filepath.Join(dir, id, "subagents", "agent-x1.jsonl"), []byte(sub), 0o644)
+	s := newStore(t)
+	names := strings.Fields(s.ok("import", dir))
+	if len(names) != 2 || names[0] != "claude-code-000000000001" || names[1] != "claude-code-000000000001-agent-x1" {
+		t.Fatalf("import printed %q", names)
+	}
+	if got := s.ok("export", "--format", "original", names[0]); got != main {
+		t.Errorf("the session's original:\n%s", got)
+	}
+	if got := s.ok("export", "--format", "original", names[1]); got != sub {
+		t.Errorf("the subagent's original:\n%s", got)
+	}
+	var doc struct{ Meta struct{ ID, Parent string } }
+	json.Unmarshal([]byte(s.ok("export", "--format", "json", names[0])), &doc)
+	parent := doc.Meta.ID
+	json.Unmarshal([]byte(s.ok("export", "--format", "json", names[1])), &doc)
+	if doc.Meta.Parent != parent {
+		t.Errorf("the subagent's parent is %q, want its session %q", doc.Meta.Parent, parent)
+	}
+	if r := s.run("import", dir); r.code != 0 || r.stdout != "" {
+		t.Errorf("second import: %v", r)
+	}
+}
+
+// Rewinds in either order, a fork lost after an import, and subagent lines
+// that arrive as the source grows: every line ends up once, in its branch,
+// and the original comes back byte for byte.
+func TestImportBranchesRepairAndGrowth(t *testing.T) {
+	const id = "bbbbbbbb-0000-4000-8000-000000000002"
+	full := claudeLine(id, "u1", "", "user", "q1", false) +
+		claudeLine(id, "a1", "u1", "assistant", "r1", false) +
+		claudeLine(id, "u2", "a1", "user", "q2", false) +
+		claudeLine(id, "a2", "u2", "assistant", "r2", false) +
+		claudeLine(id, "u3", "a2", "user", "q3 abandoned", false) +
+		claudeLine(id, "u4", "a2", "user", "q3 again", false) + // rewind to a2
+		claudeLine(id, "u5", "a1", "user", "q2 again", false) + // rewind further back, to a1
+		claudeLine(id, "a5", "u5", "assistant", "r2 again", false)
+	grown := full +
+		claudeLine(id, "s1", "", "user", "subagent task", true) +
+		claudeLine(id, "s2", "s1", "assistant", "subagent answer", true) +
+		claudeLine(id, "u6", "a5", "user", "q3 on the new path", false)
+	path := filepath.Join(t.TempDir(), id+".jsonl")
+	os.WriteFile(path, []byte(full), 0o644)
+	s := newStore(t)
+	name := strings.TrimSpace(s.ok("import", path))
+	lines := func() int { return strings.Count(s.ok("export", "--format", "jsonl", name), "\n") }
+	out := s.ok("branches", name)
+	rows := 0
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(strings.TrimPrefix(l, "*")); len(f) > 0 && strings.HasPrefix(f[0], "rewind-") {
+			rows++
+		}
+	}
+	if rows != 2 {
+		t.Fatalf("branches after two rewinds:\n%s", out)
+	}
+	if got := s.ok("export", "--format", "original", name); got != full {
+		t.Fatalf("original after two rewinds:\n%s", got)
+	}
+	// A fork lost (as an import cut short would leave it) comes back.
+	s.ok("branch", "rm", name, "rewind-1")
+	if out := strings.TrimSpace(s.ok("import", path)); out != name {
+		t.Errorf("re-import after a lost fork printed %q", out)
+	}
+	if got := s.ok("export", "--format", "original", name); got != full {
+		t.Errorf("original after the repair:\n%s", got)
+	}
+	// Growth: subagent lines go to their branch, the new prompt to main.
+	os.WriteFile(path, []byte(grown), 0o644)
+	before := lines()
+	s.ok("import", path)
+	if n := lines(); n != before+1 {
+		t.Errorf("the default branch grew by %d lines, want 1 (the subagent's go to their branch)", n-before)
+	}
+	if out := s.ok("show", "--branch", "subagent-1", name); !strings.Contains(out, "subagent answer") {
+		t.Errorf("subagent-1:\n%s", out)
+	}
+	if got := s.ok("export", "--format", "original", name); got != grown {
+		t.Errorf("original after growth:\n%s\nwant:\n%s", got, grown)
+	}
+}
+
+// A session imported by a sessfs that kept no line numbers is refused
+// rather than filled with a second copy of every line.
+func TestImportRefusesOldImport(t *testing.T) {
+	_, files := dataFiles(t)
+	src := files[0]
+	s := newStore(t)
+	name := strings.TrimSpace(s.ok("import", src))
+	st, err := backing.Open(s.dir, backing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := st.Session(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := sess.Meta()
+	var origin map[string]any
+	json.Unmarshal(m.Extra["source"], &origin)
+	delete(origin, "bytes")
+	delete(origin, "sha256")
+	raw, _ := json.Marshal(origin)
+	if err := sess.SetExtra("source", raw); err != nil {
+		t.Fatal(err)
+	}
+	before := s.ok("export", "--format", "jsonl", name)
+	r := s.run("import", src)
+	if r.code != 1 || !strings.Contains(r.stderr, "earlier sessfs") {
+		t.Errorf("re-import of an old import: %v", r)
+	}
+	if after := s.ok("export", "--format", "jsonl", name); after != before {
+		t.Errorf("the refused import changed the session")
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,10 +66,11 @@ func (m *mirror) sync() {
 		if m.seen[path] == stamp {
 			continue
 		}
-		name, _, err := importFile(m.st, path, m.format)
-		if err != nil && name != "" {
+		name, stored, err := importFile(m.st, path, m.format)
+		if errors.Is(err, errRewritten) {
+			// The agent rewrote the file: the mirror shows it anew.
 			if terr := m.st.Trash(name); terr == nil {
-				_, _, err = importFile(m.st, path, m.format)
+				_, stored, err = importFile(m.st, path, m.format)
 			}
 		}
 		if err != nil {
@@ -76,7 +78,7 @@ func (m *mirror) sync() {
 			continue // try again when it changes
 		}
 		m.seen[path] = stamp
-		imported = true
+		imported = imported || stored
 	}
 	if !imported {
 		return
