@@ -36,7 +36,7 @@ type FS struct {
 	mu           sync.Mutex
 	sizes        map[sizeKey]*sizeCache
 	live         map[string]map[*renderedFile]struct{} // by branch key: see live.go
-	liveSessions map[string]bool                       // ids of sessions with entries in live
+	liveSessions map[string]int                        // by session id: how many renderings it has in live
 	scratch      map[string]*scratchSet                // by session id
 	reported     map[string]bool                       // damaged lines already logged
 }
@@ -44,7 +44,7 @@ type FS struct {
 // New makes the root of a mount of st.
 func New(st *backing.Store, opts Options) *Root {
 	f := &FS{st: st, opts: opts, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
-		sizes: map[sizeKey]*sizeCache{}, live: map[string]map[*renderedFile]struct{}{}, liveSessions: map[string]bool{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
+		sizes: map[sizeKey]*sizeCache{}, live: map[string]map[*renderedFile]struct{}{}, liveSessions: map[string]int{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
 	return &Root{base: base{fsys: f}}
 }
 
@@ -78,7 +78,7 @@ func MountOptions(st *backing.Store, opts Options) *fs.Options {
 			Debug:         opts.Debug,
 			DisableXAttrs: true,
 			// Renderings grow at their end: the mount drops the stale
-			// pages itself (renderedFile.sizeChanged) instead of the
+			// pages itself (renderedFile.changed) instead of the
 			// kernel dropping every cached page at each size change.
 			ExplicitDataCacheControl: true,
 			// Appends are acknowledged only once durable: never let the

@@ -13,13 +13,15 @@ package fsnode
 func (f *FS) watch(key string, n *renderedFile) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.liveSessions[n.ref.s.ID()] = true
 	set := f.live[key]
 	if set == nil {
 		set = map[*renderedFile]struct{}{}
 		f.live[key] = set
 	}
-	set[n] = struct{}{}
+	if _, ok := set[n]; !ok {
+		set[n] = struct{}{}
+		f.liveSessions[n.ref.s.ID()]++
+	}
 }
 
 // grew tells the kernel about the new size of every live rendering of the
@@ -28,7 +30,7 @@ func (f *FS) watch(key string, n *renderedFile) {
 // kernel may need a read of the same file answered first).
 func (f *FS) grew(ref branchRef) {
 	f.mu.Lock()
-	watched := f.liveSessions[ref.s.ID()]
+	watched := f.liveSessions[ref.s.ID()] > 0
 	f.mu.Unlock()
 	if !watched { // the common case for a harness: nothing to tell
 		return
@@ -41,10 +43,6 @@ func (f *FS) grew(ref branchRef) {
 	f.mu.Lock()
 	var files []*renderedFile
 	for n := range f.live[key] {
-		if n.turn > 0 && n.turn < v.Turns() {
-			delete(f.live[key], n) // a finished turn: it will not grow
-			continue
-		}
 		files = append(files, n)
 	}
 	f.mu.Unlock()
@@ -52,5 +50,29 @@ func (f *FS) grew(ref branchRef) {
 		if sp, err := n.span(true); err == nil {
 			n.changed(sp)
 		}
+		// A turn the append finished (one write can end it and start the
+		// next) has just been told its last size: it will not grow again.
+		if n.turn > 0 && n.turn < v.Turns() {
+			f.unwatch(key, n)
+		}
+	}
+}
+
+// unwatch forgets n: a finished turn, or a node the kernel forgot.
+func (f *FS) unwatch(key string, n *renderedFile) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	set := f.live[key]
+	if _, ok := set[n]; !ok {
+		return
+	}
+	delete(set, n)
+	if len(set) == 0 {
+		delete(f.live, key)
+	}
+	sid := n.ref.s.ID()
+	f.liveSessions[sid]--
+	if f.liveSessions[sid] == 0 {
+		delete(f.liveSessions, sid)
 	}
 }

@@ -26,9 +26,11 @@ type renderedFile struct {
 	known      int64  // the size the kernel was last told; -1: none yet
 	headSum    uint32 // a checksum of the head it was last told of
 	head, tail []byte // the frame it was last told of (frame.go)
+	key        string // the branch key it is watched under (live.go); "" if not
 }
 
 var (
+	_ = (fs.NodeOnForgetter)((*renderedFile)(nil))
 	_ = (fs.NodeGetattrer)((*renderedFile)(nil))
 	_ = (fs.NodeOpener)((*renderedFile)(nil))
 	_ = (fs.NodeReader)((*renderedFile)(nil))
@@ -87,9 +89,24 @@ func (n *renderedFile) attr(out *fuse.AttrOut) syscall.Errno {
 	out.SetTimeout(attrTimeout)
 	n.changed(sp)
 	if n.turn == 0 || n.turn == sp.v.Turns() {
-		n.fsys.watch(n.ref.key(sp.v), n)
+		key := n.ref.key(sp.v)
+		n.mu.Lock()
+		n.key = key
+		n.mu.Unlock()
+		n.fsys.watch(key, n)
 	}
 	return 0
+}
+
+// OnForget drops the node from the watched renderings once the kernel no
+// longer holds it: nothing is cached to tell about.
+func (n *renderedFile) OnForget() {
+	n.mu.Lock()
+	key := n.key
+	n.mu.Unlock()
+	if key != "" {
+		n.fsys.unwatch(key, n)
+	}
 }
 
 func (n *renderedFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
@@ -127,7 +144,7 @@ const pageSize = 4096
 // not stop root.
 //
 // The kernel keeps the file's pages across opens (keep_cache), and
-// sizeChanged drops the pages a new size makes stale. Nothing is ever
+// changed drops the pages a new size makes stale. Nothing is ever
 // written, so close need not ask the mount (noflush).
 func (n *renderedFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if isWrite(flags) {

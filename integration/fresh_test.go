@@ -176,3 +176,20 @@ func TestCachedPagesAfterGrowth(t *testing.T) {
 		})
 	}
 }
+
+// One write can end a turn and start the next: the ended turn's files are
+// told their last size before the write returns, like the branch's.
+func TestTurnEndedByOneWrite(t *testing.T) {
+	m, dir := appendFixture(t)
+	turns := strings.Fields(sh(t, `ls "$1/turns"`, dir))
+	last := turns[len(turns)-1]
+	path := dir + "/turns/" + last + "/transcript.md"
+	before := statSize(t, path) // the kernel now caches it
+	sh(t, `printf '%s\n%s\n' "$2" "$3" >> "$1/append"`, dir,
+		`{"role":"assistant","content":"the end of this turn, written with the next question"}`,
+		`{"role":"user","content":"the next question"}`)
+	want := cli(t, m.StoreDir, "show", "--turn", last, "s")
+	if got := statSize(t, path); got != int64(len(want)) || got == before {
+		t.Errorf("turns/%s/transcript.md right after the write: stat %d bytes (was %d), sessfs show --turn: %d", last, got, before, len(want))
+	}
+}
