@@ -25,6 +25,16 @@ func TestEventsNotCounted(t *testing.T) {
 		}
 	}
 	check(s, "as appended")
+	// A fork keeps only the events before its fork point.
+	if _, err := s.Fork("", 2, "f"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append("f", [][]byte{msg(EventRole, "")}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.View("f"); err != nil || v.Len() != 3 || v.Events() != 2 {
+		t.Errorf("fork at 2 plus one event: %d messages, %d events (%v); want 3, 2", v.Len(), v.Events(), err)
+	}
 	st2, err := Open(st.Root(), Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -49,6 +49,7 @@ type logIndex struct {
 	lines   int   // complete lines indexed, including bad ones
 	msgs    []msgRef
 	turns   []int32 // indexes into msgs of the messages that start a turn
+	events  []int32 // indexes into msgs of the events (EventRole)
 	bad     []BadLine
 	mtime   time.Time
 	size    int64 // file size at the last refresh; > scanned means a torn tail
@@ -98,7 +99,7 @@ func endsLine(f *os.File, off int64) bool {
 }
 
 func (x *logIndex) reset(ino uint64) {
-	x.ino, x.scanned, x.lines, x.msgs, x.turns, x.bad, x.size = ino, 0, 0, nil, nil, nil, 0
+	x.ino, x.scanned, x.lines, x.msgs, x.turns, x.events, x.bad, x.size = ino, 0, 0, nil, nil, nil, nil, 0
 }
 
 // scan indexes the complete lines in [x.scanned, size). A last line with no
@@ -159,6 +160,9 @@ func (x *logIndex) add(off int64, line []byte) {
 func (x *logIndex) push(r msgRef) {
 	if r.turn {
 		x.turns = append(x.turns, int32(len(x.msgs)))
+	}
+	if r.event {
+		x.events = append(x.events, int32(len(x.msgs)))
 	}
 	x.msgs = append(x.msgs, r)
 }

@@ -24,6 +24,7 @@ type segment struct {
 	x           *logIndex
 	refs        []msgRef
 	turns       []int32 // indexes into refs that start a turn
+	events      int     // how many of refs are events
 	first       int
 	turnsBefore int       // turns started by messages before this segment
 	bad         []BadLine // lines of this log that are not messages
@@ -88,7 +89,7 @@ func (s *Session) view(b Branch) (*View, error) {
 		x := s.logIndex(chain[i].id)
 		x.mu.Lock()
 		err := x.refresh()
-		refs, turns, mtime, bad := x.msgs, x.turns, x.mtime, x.bad
+		refs, turns, events, mtime, bad := x.msgs, x.turns, x.events, x.mtime, x.bad
 		x.mu.Unlock()
 		if err != nil {
 			return nil, err
@@ -97,7 +98,8 @@ func (s *Session) view(b Branch) (*View, error) {
 			refs = refs[:sort.Search(len(refs), func(k int) bool { return refs[k].end() > end })]
 		}
 		turns = turns[:sort.Search(len(turns), func(k int) bool { return int(turns[k]) >= len(refs) })]
-		seg := segment{branchID: chain[i].id, x: x, refs: refs, turns: turns, first: v.n, bad: bad}
+		nEvents := sort.Search(len(events), func(k int) bool { return int(events[k]) >= len(refs) })
+		seg := segment{branchID: chain[i].id, x: x, refs: refs, turns: turns, events: nEvents, first: v.n, bad: bad}
 		if len(v.segs) > 0 {
 			last := v.segs[len(v.segs)-1]
 			seg.turnsBefore = last.turnsBefore + len(last.turns)
@@ -151,11 +153,7 @@ func (v *View) RawLen(i int) int {
 func (v *View) Events() int {
 	n := 0
 	for _, sg := range v.segs {
-		for _, r := range sg.refs {
-			if r.event {
-				n++
-			}
-		}
+		n += sg.events
 	}
 	return n
 }

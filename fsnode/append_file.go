@@ -16,7 +16,8 @@ type appendFile struct {
 }
 
 // appendIno gives each lookup of an append file its own inode number: the
-// path's stable number plus a count, distinct from every live inode.
+// path's stable number plus a count. Inode numbers are 64-bit hashes, so a
+// clash with another live inode is as unlikely as one between two paths.
 func (f *FS) appendIno(stable uint64) uint64 {
 	n := stable + f.appends.Add(1)
 	if n < 2 {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"syscall"
 
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/backing/importer"
@@ -68,7 +69,7 @@ keys (see README, Redaction). FILE is written whole or not at all.`)
 	if *outPath == "" {
 		err = write(os.Stdout)
 	} else {
-		err = backing.WriteFileAtomic(*outPath, 0o644, write)
+		err = backing.WriteFileAtomic(*outPath, exportMode(*outPath), write)
 	}
 	if err != nil {
 		return c.fail(err)
@@ -251,4 +252,16 @@ func matchImported(s *backing.Session, data []byte) ([]byte, error) {
 	return nil, fmt.Errorf("the stored lines do not give back the source byte for byte "+
 		"(%d bytes, the source had %d: a stored line was changed, or the source had lines of only spaces)",
 		len(data), *origin.Bytes)
+}
+
+// exportMode is the mode of an exported file: an existing file's own, else
+// what the umask leaves of 0666, as for any file a program creates (a
+// transcript can be private; the user's umask says how private).
+func exportMode(path string) os.FileMode {
+	if fi, err := os.Stat(path); err == nil {
+		return fi.Mode().Perm()
+	}
+	mask := syscall.Umask(0)
+	syscall.Umask(mask)
+	return 0o666 &^ os.FileMode(mask)
 }

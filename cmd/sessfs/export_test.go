@@ -599,3 +599,26 @@ func TestImportRefusesOldImport(t *testing.T) {
 		t.Errorf("the refused import changed the session")
 	}
 }
+
+// export -o makes its file as the umask says, and keeps an existing
+// file's mode.
+func TestExportFileMode(t *testing.T) {
+	s := newStore(t)
+	s.ok("new", "s")
+	dir := t.TempDir()
+	fresh := filepath.Join(dir, "fresh.md")
+	out, err := exec.Command("sh", "-c", `umask 077 && "$1" export --store "$2" -o "$3" s`, "sh", bin, s.dir, fresh).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if fi, err := os.Stat(fresh); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("export -o under umask 077 made mode %v (%v), want 0600", fi.Mode().Perm(), err)
+	}
+	kept := filepath.Join(dir, "kept.md")
+	os.WriteFile(kept, nil, 0o640)
+	os.Chmod(kept, 0o640)
+	s.ok("export", "-o", kept, "s")
+	if fi, _ := os.Stat(kept); fi.Mode().Perm() != 0o640 {
+		t.Errorf("export -o over a 0640 file left mode %v", fi.Mode().Perm())
+	}
+}
