@@ -3,6 +3,8 @@ package importer
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -155,5 +157,25 @@ func TestCodexTitleFallback(t *testing.T) {
 	)
 	if s := mustDecode(t, in, Codex); s.Title != "Add a README" {
 		t.Errorf("title %q", s.Title)
+	}
+}
+
+// PeekID finds the id Decode finds, for every real session.
+func TestPeekID(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "data", "*", "*.jsonl"))
+	if len(files) == 0 {
+		t.Skip("no real sessions in ../shared/data")
+	}
+	for _, f := range files {
+		s, err := DecodeFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh, _ := os.Open(f)
+		id, err := PeekID(fh, s.Format)
+		fh.Close()
+		if err != nil || id != s.SourceID {
+			t.Errorf("%s: PeekID = %q, %v; Decode found %q", filepath.Base(f), id, err, s.SourceID)
+		}
 	}
 }

@@ -302,3 +302,34 @@ func blockArray(v json.RawMessage) json.RawMessage {
 	out = append(out, v...)
 	return append(out, ']')
 }
+
+// errFound stops PeekID's walk once the id is known.
+var errFound = errors.New("found")
+
+// PeekID reads only as far as a source says its own session id (the first
+// lines, as a rule): enough to find the session an earlier import made of
+// it without decoding the whole file. "" when the file never says.
+func PeekID(r io.Reader, f Format) (string, error) {
+	var d lineDecoder
+	switch f {
+	case ClaudeCode:
+		d = newClaudeDecoder()
+	case Codex:
+		d = newCodexDecoder()
+	default:
+		return "", fmt.Errorf("%w: %q", ErrUnknownFormat, f)
+	}
+	err := eachLine(r, func(n int, line []byte) error {
+		if !json.Valid(line) {
+			return nil // Decode reports it, if it comes to that
+		}
+		if d.line(line) == nil && d.session().SourceID != "" {
+			return errFound
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errFound) {
+		return "", err
+	}
+	return d.session().SourceID, nil
+}

@@ -121,6 +121,14 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 			return "", false, err
 		}
 	}
+	// A source already imported whole and unchanged since costs a hash,
+	// not a decode: what mount --source does for every file it mirrors.
+	if id, err := importer.PeekID(bytes.NewReader(data), format); err == nil {
+		name := sessionName(format, id, path)
+		if s, err := st.Session(name); err == nil && upToDate(s, data) {
+			return name, false, nil
+		}
+	}
 	src, err := importer.Decode(bytes.NewReader(data), format)
 	if err != nil {
 		return "", false, err
@@ -129,15 +137,8 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 	if err != nil {
 		return "", false, err
 	}
-	id := src.SourceID
-	if id == "" {
-		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	}
-	name := string(format) + "-" + shortID(id)
+	name := sessionName(format, src.SourceID, path)
 	sub := subagentOf(path)
-	if sub != "" {
-		name += "-" + sub
-	}
 	s, err := st.Session(name)
 	created := false
 	switch {
@@ -175,12 +176,45 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 	if err != nil {
 		return name, created, err
 	}
-	if n > 0 && !created {
+	if created || n > 0 || !upToDate(s, data) {
 		if err := recordImported(s, data); err != nil {
 			return name, true, err
 		}
 	}
 	return name, created || n > 0, nil
+}
+
+// sessionName is the name an import gives the session of a source: its
+// format and the end of its id (the file's name when it has none), and a
+// subagent's name after its session's.
+func sessionName(format importer.Format, id, path string) string {
+	if id == "" {
+		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	}
+	name := string(format) + "-" + shortID(id)
+	if sub := subagentOf(path); sub != "" {
+		name += "-" + sub
+	}
+	return name
+}
+
+// upToDate says whether s holds all of data: an import of exactly these
+// bytes finished (meta.json says so once every line is stored).
+func upToDate(s *backing.Session, data []byte) bool {
+	m, err := s.Meta()
+	if err != nil {
+		return false
+	}
+	var origin struct {
+		Bytes    *int   `json:"bytes"`
+		SHA256   string `json:"sha256"`
+		Complete bool   `json:"complete"`
+	}
+	if json.Unmarshal(m.Extra["source"], &origin) != nil || !origin.Complete || origin.Bytes == nil || *origin.Bytes != len(data) {
+		return false
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]) == origin.SHA256
 }
 
 // completeLines drops a last line that is not complete JSON: an agent in
@@ -233,7 +267,7 @@ func sameSource(s *backing.Session, src *importer.Session, data []byte) error {
 	return nil
 }
 
-// recordImported notes in meta.json the bytes now imported.
+// recordImported notes in meta.json the bytes now imported, all stored.
 func recordImported(s *backing.Session, data []byte) error {
 	m, err := s.Meta()
 	if err != nil {
@@ -246,6 +280,7 @@ func recordImported(s *backing.Session, data []byte) error {
 	for k, v := range imported(data) {
 		rec[k] = v
 	}
+	rec["complete"] = true
 	raw, err := json.Marshal(rec)
 	if err != nil {
 		return err

@@ -543,10 +543,16 @@ func TestImportBranchesRepairAndGrowth(t *testing.T) {
 	if got := s.ok("export", "--format", "original", name); got != full {
 		t.Fatalf("original after two rewinds:\n%s", got)
 	}
-	// A fork lost (as an import cut short would leave it) comes back.
+	// A fork the user removed stays removed: the source is imported whole.
 	s.ok("branch", "rm", name, "rewind-1")
+	if out := strings.TrimSpace(s.ok("import", path)); out != "" {
+		t.Errorf("re-import after removing a fork printed %q, want nothing", out)
+	}
+	// One an import cut short never made (meta.json not yet marked
+	// complete) is made by the next import.
+	markIncomplete(t, s.dir, name)
 	if out := strings.TrimSpace(s.ok("import", path)); out != name {
-		t.Errorf("re-import after a lost fork printed %q", out)
+		t.Errorf("re-import after an import cut short printed %q", out)
 	}
 	if got := s.ok("export", "--format", "original", name); got != full {
 		t.Errorf("original after the repair:\n%s", got)
@@ -620,5 +626,27 @@ func TestExportFileMode(t *testing.T) {
 	s.ok("export", "-o", kept, "s")
 	if fi, _ := os.Stat(kept); fi.Mode().Perm() != 0o640 {
 		t.Errorf("export -o over a 0640 file left mode %v", fi.Mode().Perm())
+	}
+}
+
+// markIncomplete leaves meta.json's record of an import as an import cut
+// short leaves it: every line not yet stored.
+func markIncomplete(t *testing.T, storeDir, name string) {
+	t.Helper()
+	st, err := backing.Open(storeDir, backing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := st.Session(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := sess.Meta()
+	var origin map[string]any
+	json.Unmarshal(m.Extra["source"], &origin)
+	delete(origin, "complete")
+	raw, _ := json.Marshal(origin)
+	if err := sess.SetExtra("source", raw); err != nil {
+		t.Fatal(err)
 	}
 }
