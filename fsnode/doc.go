@@ -1,11 +1,15 @@
 // Package fsnode is the FUSE view of a sessfs store: go-fuse nodes that
 // turn kernel requests into calls to backing/ (sessions, branches, appends)
-// and render/ (the bytes of transcript.md and messages.jsonl). It owns the
-// tree described in DESIGN.md ("The view"), the mapping of store errors to
-// errno (errno.go, the only one), stable inode numbers (ino.go), and the
-// caches of rendered sizes that let a read render only what it returns.
+// and render/ (the bytes of transcript.md, transcript.html, messages.jsonl,
+// export.json). It owns the tree described in DESIGN.md ("The view"), the
+// mapping of store errors to errno (errno.go, the only one), stable inode
+// numbers (ino.go), the caches of rendered sizes that let a read render
+// only what it returns (sizes.go), the frames around framed renderings
+// (frame.go), and what the kernel caches of them: the renderings it holds,
+// told at once when an append through the mount grows them (live.go).
 //
 // One node type a file: root.go, session_dir.go, branches_dir.go,
 // branch_dir.go, turns_dir.go, turn_dir.go, fork_dir.go, rendered_file.go,
-// append_file.go, meta_file.go, info_file.go, archive_dir.go, trash_dir.go.
+// append_file.go, meta_file.go, info_file.go, archive_dir.go, trash_dir.go,
+// scratch_dir.go, scratch_file.go.
 package fsnode
