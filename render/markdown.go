@@ -10,7 +10,8 @@ import (
 // Markdown returns the transcript.md piece for one message: a "## Turn N"
 // heading when m starts turn N, a label line naming the role and time, then
 // the content. The piece always ends with exactly one blank line, so pieces
-// concatenate into a well-formed document (see the package doc).
+// concatenate into a well-formed document (see the package doc); an
+// event's piece is empty (its turn heading aside, which events never start).
 func Markdown(m Message) []byte {
 	var b strings.Builder
 	if m.Turn > 0 {
