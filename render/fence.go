@@ -103,12 +103,19 @@ func oneLine(s string) string {
 	}, s)
 }
 
+// inlineSpecial are the characters escapeInline backslash-escapes.
+const inlineSpecial = "\\`*_[]<>&#!|~"
+
 // escapeInline makes s safe as plain text on a label line: one line, and the
 // characters that start emphasis, links, HTML or code backslash-escaped.
 func escapeInline(s string) string {
+	s = oneLine(s)
+	if !strings.ContainsAny(s, inlineSpecial) { // the common case: a plain word
+		return s
+	}
 	var b strings.Builder
-	for _, r := range oneLine(s) {
-		if strings.ContainsRune("\\`*_[]<>&#!|~", r) {
+	for _, r := range s {
+		if strings.ContainsRune(inlineSpecial, r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)

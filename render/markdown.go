@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Markdown returns the transcript.md piece for one message: a "## Turn N"
@@ -53,6 +54,9 @@ func heading(turn int) []byte {
 // should never meet.
 func finish(s string) []byte {
 	s = strings.TrimRight(s, " \t\r\n") + "\n\n"
+	if utf8.ValidString(s) { // the rule: no second copy to make
+		return []byte(s)
+	}
 	return bytes.ToValidUTF8([]byte(s), []byte("\uFFFD"))
 }
 

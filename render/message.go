@@ -37,11 +37,10 @@ func parseObject(raw []byte) (object, bool) {
 // an array or null before decoding (json.Unmarshal of null into a string
 // succeeds silently, which would hide the difference).
 func kind(v []byte) byte {
-	v = bytes.TrimLeft(v, " \t\r\n")
-	if len(v) == 0 {
-		return 0
+	if i := skipSpace(v, 0); i < len(v) {
+		return v[i]
 	}
-	return v[0]
+	return 0
 }
 
 // str returns the field key when it is a JSON string.
@@ -68,7 +67,10 @@ func asString(v json.RawMessage) (string, bool) {
 // a transcript renders, without the cost of json.Unmarshal. It reports
 // false for anything it does not decode the same way Unmarshal would.
 func plainString(v []byte) (string, bool) {
-	v = bytes.TrimRight(bytes.TrimLeft(v, " \t\r\n"), " \t\r\n")
+	v = v[skipSpace(v, 0):]
+	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t' || v[len(v)-1] == '\r' || v[len(v)-1] == '\n') {
+		v = v[:len(v)-1]
+	}
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return "", false
 	}
