@@ -895,10 +895,14 @@ func rowMount(c *config) []Row {
 			msgs += c.msgsPerSess
 		}
 	}
+	// What the daemon keeps, not the garbage the reads left for the next
+	// collection: a long-running mount returns that to the system.
+	runtime.GC()
+	debug.FreeOSMemory()
 	rss := float64(vmRSS()) / (1 << 20)
 	limit := 100 + float64(16*msgs)/(1<<20)
 	r2 := Row{Row: fmt.Sprintf("9b RSS after reading all, %s msgs", count(msgs)), Unit: "MiB", Sessfs: Stat{rss, rss, rss},
-		Target: fmt.Sprintf("< %.0f MiB", limit), Note: "VmRSS of the bench process (mount in-process)"}
+		Target: fmt.Sprintf("< %.0f MiB", limit), Note: "VmRSS of the bench process (mount in-process), after a GC"}
 	r2.Ratio = rss
 	r2.setTarget(rss, limit, false)
 	return []Row{r, r2}
