@@ -77,18 +77,24 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// Decode reads a whole source file in format f.
-func Decode(r io.Reader, f Format) (*Session, error) {
-	var d lineDecoder
+// newDecoder is the line decoder of format f.
+func newDecoder(f Format) (lineDecoder, error) {
 	switch f {
 	case ClaudeCode:
-		d = newClaudeDecoder()
+		return newClaudeDecoder(), nil
 	case Codex:
-		d = newCodexDecoder()
-	default:
-		return nil, fmt.Errorf("%w: %q", ErrUnknownFormat, f)
+		return newCodexDecoder(), nil
 	}
-	err := eachLine(r, func(n int, line []byte) error {
+	return nil, fmt.Errorf("%w: %q", ErrUnknownFormat, f)
+}
+
+// Decode reads a whole source file in format f.
+func Decode(r io.Reader, f Format) (*Session, error) {
+	d, err := newDecoder(f)
+	if err != nil {
+		return nil, err
+	}
+	err = eachLine(r, func(n int, line []byte) error {
 		if !json.Valid(line) {
 			var v any
 			return &LineError{n, fmt.Errorf("not valid JSON: %v", json.Unmarshal(line, &v))}
@@ -310,16 +316,11 @@ var errFound = errors.New("found")
 // lines, as a rule): enough to find the session an earlier import made of
 // it without decoding the whole file. "" when the file never says.
 func PeekID(r io.Reader, f Format) (string, error) {
-	var d lineDecoder
-	switch f {
-	case ClaudeCode:
-		d = newClaudeDecoder()
-	case Codex:
-		d = newCodexDecoder()
-	default:
-		return "", fmt.Errorf("%w: %q", ErrUnknownFormat, f)
+	d, err := newDecoder(f)
+	if err != nil {
+		return "", err
 	}
-	err := eachLine(r, func(n int, line []byte) error {
+	err = eachLine(r, func(n int, line []byte) error {
 		if !json.Valid(line) {
 			return nil // Decode reports it, if it comes to that
 		}

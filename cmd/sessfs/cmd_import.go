@@ -27,7 +27,9 @@ func runImport(args []string) int {
 			"summaries and UI events, as messages of role \"event\", left out of transcripts),\n"+
 			"so `sessfs export --format original` writes the file back byte for byte.\n"+
 			"Importing a source again stores only what it gained since. A Claude Code rewind's\n"+
-			"abandoned path becomes a branch, rewind-1, rewind-2, …")
+			"abandoned path becomes a branch, rewind-1, …; a subagent's lines a branch\n"+
+			"subagent-1, …, and a subagent's own file (subagents/agent-*.jsonl) a session\n"+
+			"<name>-agent-<id> linked to its session, as a Codex fork is to its origin.")
 	format := c.fs.String("format", "auto", "the source format: claude-code, codex or auto (by content)")
 	rest, code, ok := c.parse(args, 1, -1)
 	if !ok {

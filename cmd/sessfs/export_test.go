@@ -579,23 +579,10 @@ func TestImportRefusesOldImport(t *testing.T) {
 	src := files[0]
 	s := newStore(t)
 	name := strings.TrimSpace(s.ok("import", src))
-	st, err := backing.Open(s.dir, backing.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := st.Session(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, _ := sess.Meta()
-	var origin map[string]any
-	json.Unmarshal(m.Extra["source"], &origin)
-	delete(origin, "bytes")
-	delete(origin, "sha256")
-	raw, _ := json.Marshal(origin)
-	if err := sess.SetExtra("source", raw); err != nil {
-		t.Fatal(err)
-	}
+	editOrigin(t, s.dir, name, func(origin map[string]any) {
+		delete(origin, "bytes")
+		delete(origin, "sha256")
+	})
 	before := s.ok("export", "--format", "jsonl", name)
 	r := s.run("import", src)
 	if r.code != 1 || !strings.Contains(r.stderr, "earlier sessfs") {
@@ -633,6 +620,12 @@ func TestExportFileMode(t *testing.T) {
 // short leaves it: every line not yet stored.
 func markIncomplete(t *testing.T, storeDir, name string) {
 	t.Helper()
+	editOrigin(t, storeDir, name, func(origin map[string]any) { delete(origin, "complete") })
+}
+
+// editOrigin changes what meta.json records of an imported session's source.
+func editOrigin(t *testing.T, storeDir, name string, edit func(map[string]any)) {
+	t.Helper()
 	st, err := backing.Open(storeDir, backing.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -641,10 +634,15 @@ func markIncomplete(t *testing.T, storeDir, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := sess.Meta()
+	m, err := sess.Meta()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var origin map[string]any
-	json.Unmarshal(m.Extra["source"], &origin)
-	delete(origin, "complete")
+	if err := json.Unmarshal(m.Extra["source"], &origin); err != nil {
+		t.Fatal(err)
+	}
+	edit(origin)
 	raw, _ := json.Marshal(origin)
 	if err := sess.SetExtra("source", raw); err != nil {
 		t.Fatal(err)
