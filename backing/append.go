@@ -103,6 +103,12 @@ func (s *Session) writeBatch(batch []*pending) {
 		return
 	}
 	defer unlock()
+	if err := s.writable(); err != nil {
+		for _, p := range batch {
+			p.done <- err
+		}
+		return
+	}
 	var order []string
 	byBranch := map[string][]*pending{}
 	for _, p := range batch {

@@ -189,6 +189,9 @@ func (s *Session) Fork(from string, at int, name string) (Branch, error) {
 		return Branch{}, err
 	}
 	defer unlock()
+	if err := s.writable(); err != nil {
+		return Branch{}, err
+	}
 	if _, err := s.Branch(name); err == nil {
 		return Branch{}, fmt.Errorf("branch %q: %w", name, ErrExist)
 	}
@@ -228,6 +231,9 @@ func (s *Session) RenameBranch(old, name string) error {
 		return err
 	}
 	defer unlock()
+	if err := s.writable(); err != nil {
+		return err
+	}
 	b, err := s.Branch(old)
 	if err != nil {
 		return err
@@ -256,6 +262,9 @@ func (s *Session) DeleteBranch(name string) error {
 		return err
 	}
 	defer unlock()
+	if err := s.writable(); err != nil {
+		return err
+	}
 	b, err := s.Branch(name)
 	if err != nil {
 		return err

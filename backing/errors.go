@@ -17,6 +17,9 @@ var (
 	ErrBusy     = errors.New("the default branch cannot be removed")
 	ErrNotEmpty = errors.New("branch has child branches")
 	ErrFormat   = errors.New("unsupported store format")
+	// ErrTrashed refuses a change to a session in the trash: it is kept
+	// as it was, read-only, until it is restored.
+	ErrTrashed = errors.New("session is in the trash (restore it first)")
 )
 
 // sentence is an error that reads as a plain sentence but still matches its

@@ -85,6 +85,16 @@ func (s *Session) MetaModTime() (fi os.FileInfo, err error) {
 	return os.Stat(s.path("meta.json"))
 }
 
+// writable refuses a change to a session in the trash; the caller holds
+// the session lock. The trash link decides: Trash makes it before anything
+// else and Restore removes it last.
+func (s *Session) writable() error {
+	if _, err := os.Lstat(s.st.path("trash", s.id)); err == nil {
+		return ErrTrashed
+	}
+	return nil
+}
+
 // updateMeta applies change to meta.json under the session lock.
 func (s *Session) updateMeta(change func(*Meta) error) (Meta, error) {
 	unlock, err := s.lk.lock()
@@ -117,6 +127,9 @@ func (s *Session) EditMeta(doc []byte) (Meta, error) {
 		return in, err
 	}
 	return s.updateMeta(func(m *Meta) error {
+		if err := s.writable(); err != nil {
+			return err
+		}
 		if in.ID != m.ID {
 			return fmt.Errorf("%w: meta.json: \"id\" is %q and cannot change", ErrInvalid, m.ID)
 		}

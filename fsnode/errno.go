@@ -31,10 +31,12 @@ func toErrno(err error) syscall.Errno {
 		return syscall.EBUSY
 	case errors.Is(err, backing.ErrNotEmpty):
 		return syscall.ENOTEMPTY
+	case errors.Is(err, backing.ErrTrashed):
+		return syscall.EROFS
 	case errors.Is(err, fs.ErrPermission):
 		return syscall.EACCES
 	case errors.As(err, &errno):
-		if errno == syscall.ENOSPC || errno == syscall.EDQUOT {
+		if errno == syscall.ENOSPC || errno == syscall.EDQUOT || errno == syscall.EROFS {
 			return errno
 		}
 	}
