@@ -71,6 +71,9 @@ func (d *claudeDecoder) meta(m map[string]json.RawMessage) {
 	if d.s.Cwd == "" {
 		d.s.Cwd = str(m["cwd"])
 	}
+	if d.s.Slug == "" {
+		d.s.Slug = str(m["slug"])
+	}
 	if d.s.Created.IsZero() {
 		d.s.Created = parseTime(m["timestamp"])
 	}

@@ -31,6 +31,7 @@ var ErrUnknownFormat = errors.New("importer: unknown format")
 type Session struct {
 	Format   Format
 	SourceID string // the agent's own session id
+	Slug     string // the agent's own short name for it (Claude Code's "slug"), if any
 	Title    string
 	Cwd      string
 	Model    string
