@@ -14,6 +14,9 @@ var fuzzSeeds = []string{
 	"\n\n  \n" + `{"id":"1","ts":"t","role":"r","content":[]}` + "\n",
 	"{\"role\":\"user\",\"content\":\"\xff\"}\n",
 	`{"role":"user","content":"x"} trailing` + "\n",
+	// Found by FuzzValidateMessage: "Ts" was taken for "ts", so the
+	// prepared line got no time.
+	`{"role":"user","content":"x","Ts":""}` + "\n",
 }
 
 // FuzzDecodeLines feeds arbitrary bytes to the log decoder, in two pieces

@@ -17,13 +17,14 @@ type msgRef struct {
 	off int64  // offset of the line's first byte
 	n   uint32 // length without the newline
 	lineKind
-	_ [2]byte
+	_ [1]byte
 }
 
 // lineKind is what the index notes of a message beside its place.
 type lineKind struct {
-	turn  bool // starts a turn (see classify)
-	event bool // role EventRole: kept, not part of the conversation
+	prompt  bool // a prompt the human typed: it opens a turn (see classify)
+	event   bool // role EventRole: kept, not part of the conversation
+	context bool // injected context: it joins the turn it precedes
 }
 
 // end is the offset just past the message's newline.
@@ -48,7 +49,8 @@ type logIndex struct {
 	scanned int64 // offset just past the last complete line indexed
 	lines   int   // complete lines indexed, including bad ones
 	msgs    []msgRef
-	turns   []int32 // indexes into msgs of the messages that start a turn
+	prompts []int32 // indexes into msgs of the prompts, each opening a turn
+	turns   []int32 // turns[k] is where prompts[k]'s turn starts (see push)
 	events  []int32 // indexes into msgs of the events (EventRole)
 	bad     []BadLine
 	mtime   time.Time
@@ -99,7 +101,7 @@ func endsLine(f *os.File, off int64) bool {
 }
 
 func (x *logIndex) reset(ino uint64) {
-	x.ino, x.scanned, x.lines, x.msgs, x.turns, x.events, x.bad, x.size = ino, 0, 0, nil, nil, nil, nil, 0
+	x.ino, x.scanned, x.lines, x.msgs, x.prompts, x.turns, x.events, x.bad, x.size = ino, 0, 0, nil, nil, nil, nil, nil, 0
 }
 
 // scan indexes the complete lines in [x.scanned, size). A last line with no
@@ -157,14 +159,27 @@ func (x *logIndex) add(off int64, line []byte) {
 	x.push(msgRef{off: off, n: uint32(len(line)), lineKind: k})
 }
 
+// push indexes the next message. A prompt's turn starts at the injected
+// context right before it (instructions, environment, hook output: what
+// the agent sent along with the prompt), events in between or not; an
+// event never starts a turn, so the heading a rendering puts at a turn's
+// start is never on a line that renders as nothing.
 func (x *logIndex) push(r msgRef) {
-	if r.turn {
-		x.turns = append(x.turns, int32(len(x.msgs)))
-	}
-	if r.event {
-		x.events = append(x.events, int32(len(x.msgs)))
-	}
+	i := int32(len(x.msgs))
 	x.msgs = append(x.msgs, r)
+	if r.event {
+		x.events = append(x.events, i)
+	}
+	if r.prompt {
+		start := i
+		for j := i - 1; j >= 0 && (x.msgs[j].context || x.msgs[j].event); j-- {
+			if x.msgs[j].context {
+				start = j
+			}
+		}
+		x.prompts = append(x.prompts, i)
+		x.turns = append(x.turns, start)
+	}
 }
 
 // appended records lines this process has just written at off, sparing a
@@ -211,15 +226,21 @@ func (x *logIndex) readRange(refs []msgRef) ([][]byte, error) {
 	return out, nil
 }
 
-// classify validates a stored line as a message and says whether it starts
-// a turn or is an event, in one decode.
+// classify validates a stored line as a message and says what it is, in
+// one decode. This is the turn rule, the one place it is written: a turn
+// starts at a prompt the human typed, a user message that is neither
+// injected context nor only tool results. Injected context is a message
+// with a "context" field (its kind: importers mark what the agent injected,
+// and a harness can mark its own) or of role system or developer.
 func classify(line []byte) (lineKind, error) {
 	h, err := parseHeader(line)
 	if err != nil {
 		return lineKind{}, err
 	}
+	context := h.Context != nil || h.Role == "system" || h.Role == "developer"
 	return lineKind{
-		turn:  *h.Role == "user" && !onlyToolResults(h.Content),
-		event: *h.Role == EventRole,
+		prompt:  h.Role == "user" && !context && !onlyToolResults(h.Content),
+		event:   h.Role == EventRole,
+		context: context,
 	}, nil
 }

@@ -25,17 +25,21 @@ type Message struct {
 // renderings leave them out.
 const EventRole = "event"
 
-// header is the part of a message the store looks at.
+// header is the part of a message the store looks at. Keys are matched
+// exactly (see eachMember); the last of duplicate keys wins, as it does
+// for encoding/json and the renderers.
 type header struct {
-	Role    *string         `json:"role"`
-	Content json.RawMessage `json:"content"`
-	ID      json.RawMessage `json:"id"`
-	TS      json.RawMessage `json:"ts"`
+	Role    string
+	Content json.RawMessage
+	ID      json.RawMessage
+	TS      json.RawMessage
+	Context json.RawMessage // the kind of injected context, if it is some
 }
 
 // ValidateMessage checks that raw is one message: a JSON object with a
-// string role and a content that is a string or an array, in valid UTF-8.
-// Every other field is allowed and kept.
+// string "role" and a "content" that is a string or an array, in valid
+// UTF-8; "id", "ts" and "context", when present, are strings. Keys are
+// case-sensitive. Every other field is allowed and kept.
 func ValidateMessage(raw []byte) error {
 	_, err := parseHeader(raw)
 	return err
@@ -56,26 +60,43 @@ func parseHeader(raw []byte) (header, error) {
 		err := json.Unmarshal(raw, &v)
 		return h, fmt.Errorf("%w: not valid JSON: %v", ErrInvalid, err)
 	}
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return h, fmt.Errorf("%w: %v", ErrInvalid, err)
+	var role json.RawMessage
+	eachMember(raw, func(key string, v []byte) {
+		switch key {
+		case "role":
+			role = v
+		case "content":
+			h.Content = v
+		case "id":
+			h.ID = v
+		case "ts":
+			h.TS = v
+		case "context":
+			h.Context = v
+		}
+	})
+	switch firstByte(role) {
+	case '"':
+		json.Unmarshal(role, &h.Role) // valid JSON: cannot fail
+	case 0:
+		return h, fmt.Errorf("%w: missing \"role\" (keys are case-sensitive)", ErrInvalid)
+	default:
+		return h, fmt.Errorf("%w: \"role\" must be a string", ErrInvalid)
 	}
-	if h.Role == nil {
-		return h, fmt.Errorf("%w: missing \"role\"", ErrInvalid)
-	}
-	if *h.Role == "" {
+	if h.Role == "" {
 		return h, fmt.Errorf("%w: empty \"role\"", ErrInvalid)
 	}
 	switch firstByte(h.Content) {
 	case '"', '[':
 	case 0:
-		return h, fmt.Errorf("%w: missing \"content\"", ErrInvalid)
+		return h, fmt.Errorf("%w: missing \"content\" (keys are case-sensitive)", ErrInvalid)
 	default:
 		return h, fmt.Errorf("%w: \"content\" must be a string or an array", ErrInvalid)
 	}
 	for _, f := range []struct {
 		name string
 		v    json.RawMessage
-	}{{"id", h.ID}, {"ts", h.TS}} {
+	}{{"id", h.ID}, {"ts", h.TS}, {"context", h.Context}} {
 		if f.v != nil && firstByte(f.v) != '"' {
 			return h, fmt.Errorf("%w: %q must be a string", ErrInvalid, f.name)
 		}
@@ -154,19 +175,20 @@ func TextMessage(role, text string) ([]byte, error) {
 // tool results. A user message like that does not start a turn: Claude Code
 // stores tool results with role user.
 func onlyToolResults(content json.RawMessage) bool {
-	if firstByte(content) != '[' {
-		return false
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal(content, &blocks) != nil || len(blocks) == 0 {
-		return false
-	}
-	for _, b := range blocks {
-		if b.Type != "tool_result" && b.Type != "function_call_output" {
-			return false
+	n, other := 0, false
+	eachElement(content, func(block []byte) {
+		n++
+		var typ []byte
+		if !eachMember(block, func(key string, v []byte) {
+			if key == "type" {
+				typ = v
+			}
+		}) {
+			other = true
 		}
-	}
-	return true
+		if t := string(typ); t != `"tool_result"` && t != `"function_call_output"` {
+			other = true
+		}
+	})
+	return n > 0 && !other
 }

@@ -23,8 +23,8 @@ type segment struct {
 	branchID    string
 	x           *logIndex
 	refs        []msgRef
-	turns       []int32 // indexes into refs that start a turn
-	events      int     // how many of refs are events
+	turns       []int32 // indexes into refs where a turn starts
+	events      []int32 // indexes into refs of the events
 	first       int
 	turnsBefore int       // turns started by messages before this segment
 	bad         []BadLine // lines of this log that are not messages
@@ -89,7 +89,7 @@ func (s *Session) view(b Branch) (*View, error) {
 		x := s.logIndex(chain[i].id)
 		x.mu.Lock()
 		err := x.refresh()
-		refs, turns, events, mtime, bad := x.msgs, x.turns, x.events, x.mtime, x.bad
+		refs, prompts, turns, events, mtime, bad := x.msgs, x.prompts, x.turns, x.events, x.mtime, x.bad
 		x.mu.Unlock()
 		if err != nil {
 			return nil, err
@@ -97,9 +97,11 @@ func (s *Session) view(b Branch) (*View, error) {
 		if end := chain[i].end; end >= 0 {
 			refs = refs[:sort.Search(len(refs), func(k int) bool { return refs[k].end() > end })]
 		}
-		turns = turns[:sort.Search(len(turns), func(k int) bool { return int(turns[k]) >= len(refs) })]
-		nEvents := sort.Search(len(events), func(k int) bool { return int(events[k]) >= len(refs) })
-		seg := segment{branchID: chain[i].id, x: x, refs: refs, turns: turns, events: nEvents, first: v.n, bad: bad}
+		// A turn is in the view when its prompt is: context cut off from
+		// its prompt by a fork point stays in the turn before.
+		turns = turns[:sort.Search(len(prompts), func(k int) bool { return int(prompts[k]) >= len(refs) })]
+		events = events[:sort.Search(len(events), func(k int) bool { return int(events[k]) >= len(refs) })]
+		seg := segment{branchID: chain[i].id, x: x, refs: refs, turns: turns, events: events, first: v.n, bad: bad}
 		if len(v.segs) > 0 {
 			last := v.segs[len(v.segs)-1]
 			seg.turnsBefore = last.turnsBefore + len(last.turns)
@@ -149,17 +151,49 @@ func (v *View) RawLen(i int) int {
 }
 
 // Events is how many of the messages are events (role EventRole): lines
-// kept for fidelity, not conversation. Listings count Len() - Events().
+// kept for fidelity, not conversation.
 func (v *View) Events() int {
 	n := 0
 	for _, sg := range v.segs {
-		n += sg.events
+		n += len(sg.events)
 	}
 	return n
 }
 
+// Visible is the number of messages a person counts: every message but
+// the events. Listings, info.json and fork --at-message count these.
+func (v *View) Visible() int { return v.n - v.Events() }
+
+// VisibleBefore is how many of the messages [0, i) are not events.
+func (v *View) VisibleBefore(i int) int {
+	ev := 0
+	for _, sg := range v.segs {
+		if i <= sg.first {
+			break
+		}
+		local := min(i-sg.first, len(sg.refs))
+		ev += sort.Search(len(sg.events), func(k int) bool { return int(sg.events[k]) >= local })
+	}
+	return i - ev
+}
+
+// AfterVisible is the position just past the k-th visible message (k >= 1),
+// 0 for k == 0: a cut there keeps the first k visible messages and the
+// events among them, and leaves the events that follow to what comes next.
+func (v *View) AfterVisible(k int) (int, error) {
+	if k < 0 || k > v.Visible() {
+		return 0, fmt.Errorf("%w: %d messages: branch %q has %d", ErrInvalid, k, v.branch.Name, v.Visible())
+	}
+	if k == 0 {
+		return 0, nil
+	}
+	// The first position i with k visible messages in [0, i).
+	return sort.Search(v.n+1, func(i int) bool { return v.VisibleBefore(i) >= k }), nil
+}
+
 // Inherited is how many messages come from the branch's ancestors: the
-// fork point, counted in messages of the parent branch.
+// fork point, counted in messages of the parent branch (events included;
+// VisibleBefore(Inherited()) counts it as a person does).
 func (v *View) Inherited() int { return v.segs[len(v.segs)-1].first }
 
 // ModTime is when the branch's own log last changed.
@@ -177,9 +211,9 @@ func (v *View) starts(i int) int {
 	return last.turnsBefore + len(last.turns)
 }
 
-// Turns is the number of turns: a turn starts at each user message that is
-// not only tool results, and the messages before the first one belong to
-// turn 1 along with it.
+// Turns is the number of turns: a turn starts at each prompt (see classify)
+// or at the injected context right before it, and the messages before the
+// first one belong to turn 1 along with it.
 func (v *View) Turns() int {
 	if v.n == 0 {
 		return 0
@@ -222,11 +256,13 @@ func (v *View) Read(from, to int) ([]Message, error) {
 		if err != nil {
 			return nil, err
 		}
+		next := sort.Search(len(sg.turns), func(k int) bool { return int(sg.turns[k]) >= a })
 		for i, raw := range raws {
 			idx := sg.first + a + i
-			flagged := sg.refs[a+i].turn
+			flagged := next < len(sg.turns) && int(sg.turns[next]) == a+i
 			if flagged {
 				turn++
+				next++
 			}
 			// The first flagged message continues turn 1 when messages
 			// (a system prompt, say) came before it.

@@ -1,0 +1,105 @@
+package backing
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// eachMember calls fn with every member of the JSON object obj, in order,
+// its key decoded and its value raw. obj must be valid JSON (json.Valid);
+// eachMember reports false when it is not an object. Keys are matched
+// exactly by the callers, unlike encoding/json, which would take "Role" or
+// "CONTENT" for "role" and "content" where the renderers (which match
+// exactly) would then find no role and no content.
+func eachMember(obj []byte, fn func(key string, val []byte)) bool {
+	i := skipWS(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i = skipWS(obj, i+1)
+	for i < len(obj) && obj[i] != '}' {
+		ke := skipStr(obj, i)
+		key := obj[i+1 : ke-1]
+		k := string(key)
+		if bytes.IndexByte(key, '\\') >= 0 {
+			json.Unmarshal(obj[i:ke], &k) // valid JSON: cannot fail
+		}
+		vs := skipWS(obj, skipWS(obj, ke)+1) // past the ':'
+		ve := skipVal(obj, vs)
+		fn(k, obj[vs:ve])
+		i = skipWS(obj, ve)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipWS(obj, i+1)
+		}
+	}
+	return true
+}
+
+// eachElement calls fn with every element of the JSON array arr, raw; arr
+// must be valid JSON. It reports false when arr is not an array.
+func eachElement(arr []byte, fn func(val []byte)) bool {
+	i := skipWS(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return false
+	}
+	i = skipWS(arr, i+1)
+	for i < len(arr) && arr[i] != ']' {
+		ve := skipVal(arr, i)
+		fn(arr[i:ve])
+		i = skipWS(arr, ve)
+		if i < len(arr) && arr[i] == ',' {
+			i = skipWS(arr, i+1)
+		}
+	}
+	return true
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipStr returns the end of the string starting at b[i] (a '"').
+func skipStr(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipVal returns the end of the valid JSON value starting at b[i].
+func skipVal(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipStr(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipStr(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
+}
