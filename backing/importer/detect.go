@@ -34,6 +34,27 @@ var (
 
 var errStop = errors.New("stop")
 
+// Noun is what a person calls a file of format f, for messages.
+func (f Format) Noun() string {
+	switch f {
+	case ClaudeCode:
+		return "Claude Code session"
+	case Codex:
+		return "Codex rollout"
+	}
+	return string(f) + " file"
+}
+
+// DetectError is why Detect placed a file in no format it knows. It is
+// ErrUnknownFormat (errors.Is), and Reason says what Detect saw, in words
+// a message can quote.
+type DetectError struct {
+	Reason string // "line 3 is not JSON"
+}
+
+func (e *DetectError) Error() string { return ErrUnknownFormat.Error() + ": " + e.Reason }
+func (e *DetectError) Unwrap() error { return ErrUnknownFormat }
+
 // Detect reads the start of a file and says which format it is, by its
 // content: the first line it recognises decides. Empty lines and JSON
 // objects of no known shape are passed over; a line that is not JSON, or
@@ -45,7 +66,7 @@ func Detect(r io.Reader) (Format, error) {
 	seen := 0
 	err := eachLine(io.LimitReader(r, detectMaxBytes), func(n int, line []byte) error {
 		if !json.Valid(line) {
-			bad = fmt.Errorf("%w: line %d is not JSON", ErrUnknownFormat, n)
+			bad = &DetectError{fmt.Sprintf("line %d is not JSON", n)}
 			return errStop
 		}
 		if found = lineFormat(line); found != "" {
@@ -64,7 +85,13 @@ func Detect(r io.Reader) (Format, error) {
 	case err != nil && err != errStop:
 		return "", err
 	}
-	return "", fmt.Errorf("%w: no line of a known format at the start", ErrUnknownFormat)
+	switch {
+	case seen == 0:
+		return "", &DetectError{"it is empty"}
+	case seen < detectMaxLines:
+		return "", &DetectError{"no line of it is of a known format"}
+	}
+	return "", &DetectError{fmt.Sprintf("none of its first %d lines is of a known format", seen)}
 }
 
 // lineFormat says which format a JSON line belongs to, or "".

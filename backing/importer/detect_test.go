@@ -55,3 +55,23 @@ func TestDetectLooksOnlyAtTheStart(t *testing.T) {
 		t.Errorf("Detect = %q, %v; want ErrUnknownFormat", f, err)
 	}
 }
+
+// What Detect did not recognise is said in words a message can quote.
+func TestDetectReason(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                              "it is empty",
+		"\n \n":                         "it is empty",
+		`{"silly":"this"}` + "\nnope\n": "line 2 is not JSON",
+		`{"silly":"this"}` + "\n":       "no line of it is of a known format",
+		strings.Repeat(`{"silly":"this"}`+"\n", detectMaxLines+1): "none of its first 16 lines is of a known format",
+	} {
+		_, err := Detect(strings.NewReader(in))
+		var de *DetectError
+		if !errors.As(err, &de) || de.Reason != want || !errors.Is(err, ErrUnknownFormat) {
+			t.Errorf("Detect(%.30q) = %v, want a DetectError %q", in, err, want)
+		}
+	}
+	if ClaudeCode.Noun() != "Claude Code session" || Codex.Noun() != "Codex rollout" {
+		t.Errorf("nouns: %q, %q", ClaudeCode.Noun(), Codex.Noun())
+	}
+}

@@ -118,10 +118,8 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 		return "", false, err
 	}
 	data = completeLines(data)
-	if format == "auto" {
-		if format, err = importer.Detect(bytes.NewReader(data)); err != nil {
-			return "", false, err
-		}
+	if format, err = sourceFormat(data, format); err != nil {
+		return "", false, err
 	}
 	// A source already imported whole and unchanged since costs a hash,
 	// not a decode: what mount --source does for every file it mirrors.
@@ -184,6 +182,26 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 		}
 	}
 	return name, created || n > 0, nil
+}
+
+// sourceFormat is the format of a source: what its content says, which
+// must be the format asked for unless that is auto. A file of another
+// format, or of none, is refused by what it is, rather than decoded into
+// an empty session.
+func sourceFormat(data []byte, want importer.Format) (importer.Format, error) {
+	found, err := importer.Detect(bytes.NewReader(data))
+	var unknown *importer.DetectError
+	switch {
+	case errors.As(err, &unknown) && want == "auto":
+		return "", fmt.Errorf("neither a %s nor a %s (%s)", importer.ClaudeCode.Noun(), importer.Codex.Noun(), unknown.Reason)
+	case errors.As(err, &unknown):
+		return "", fmt.Errorf("not a %s (%s)", want.Noun(), unknown.Reason)
+	case err != nil:
+		return "", err
+	case want != "auto" && found != want:
+		return "", fmt.Errorf("not a %s (it looks like a %s); use --format auto", want.Noun(), found.Noun())
+	}
+	return found, nil
 }
 
 // sessionName is the name an import gives the session of a source: its

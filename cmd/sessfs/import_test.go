@@ -64,3 +64,28 @@ func TestImportRefusesJunk(t *testing.T) {
 	s.fails(1, "junk.jsonl", "", "import", junk)
 	s.fails(2, "--format", "", "import", "--format", "nope", junk)
 }
+
+// A file that is not of the format named is refused, saying what it looks
+// like, and nothing is stored: before, --format codex of a Claude Code
+// file made an empty session.
+func TestImportRefusesWrongFormat(t *testing.T) {
+	dir := t.TempDir()
+	claude := filepath.Join(dir, "cc.jsonl")
+	codex := filepath.Join(dir, "cx.jsonl")
+	other := filepath.Join(dir, "other.jsonl")
+	os.WriteFile(claude, []byte(claudeLine("s1", "u1", "", "user", "hello", false)), 0o600)
+	os.WriteFile(codex, []byte(`{"timestamp":"2026-02-23T12:00:00Z","type":"session_meta","payload":{"id":"c1"}}`+"\n"), 0o600)
+	os.WriteFile(other, []byte(`{"name":"not a session"}`+"\n"), 0o600)
+	s := newStore(t)
+	s.fails(1, "cc.jsonl: not a Codex rollout (it looks like a Claude Code session); use --format auto", "", "import", "--format", "codex", claude)
+	s.fails(1, "cx.jsonl: not a Claude Code session (it looks like a Codex rollout); use --format auto", "", "import", "--format", "claude-code", codex)
+	s.fails(1, "other.jsonl: not a Codex rollout (no line of it is of a known format)", "", "import", "--format", "codex", other)
+	s.fails(1, "other.jsonl: not a Claude Code session (no line of it is of a known format)", "", "import", "--format", "claude-code", other)
+	s.fails(1, "other.jsonl: neither a Claude Code session nor a Codex rollout (no line of it is of a known format)", "", "import", other)
+	if list := s.sessions(true); len(list) != 0 {
+		t.Errorf("refused imports stored %d sessions: %v", len(list), list)
+	}
+	// The right format, named or detected, imports.
+	s.ok("import", "--format", "claude-code", claude)
+	s.ok("import", "--format", "codex", codex)
+}
