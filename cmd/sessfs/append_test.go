@@ -42,15 +42,18 @@ func TestAppendStdinText(t *testing.T) {
 	}
 }
 
-func TestAppendEmptyStdin(t *testing.T) {
+// Nothing empty is appended, as through the mount: an empty TEXT is a
+// command line that cannot run (exit 2), empty or blank standard input a
+// failure (exit 1). Before, each added an empty message and a turn.
+func TestAppendRefusesEmpty(t *testing.T) {
 	s := newStore(t)
 	s.ok("new", "a")
-	r := s.runStdin("", "append", "a", "-")
-	if r.code != 0 || r.stdout != "" || r.stderr != "" {
-		t.Fatalf("empty stdin: %v", r)
-	}
+	s.fails(2, "the message is empty", "", "append", "a", "")
+	s.fails(2, "the message is empty", "", "append", "--role", "assistant", "a", " \n\t")
+	s.fails(1, "standard input is empty or blank", "", "append", "a", "-")
+	s.fails(1, "standard input is empty or blank", " \n\n\t\n", "append", "a", "-")
 	if x, _ := s.session("a", "active"); x.Messages != 0 {
-		t.Fatalf("empty stdin appended %d messages", x.Messages)
+		t.Fatalf("empty messages were appended: %d", x.Messages)
 	}
 }
 

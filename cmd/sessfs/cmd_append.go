@@ -19,8 +19,8 @@ TEXT is one message {"role": R, "content": TEXT}. With -, standard input is
 read to its end: if its first non-blank byte is '{' each non-blank line is
 one message (a JSON object with a string "role" and a "content"; other fields
 are kept), else all of it is one text message (one trailing newline
-stripped). A single invalid line rejects the whole input. Empty input
-appends nothing.`)
+stripped). A single invalid line rejects the whole input. An empty message
+is refused, as is input of only blanks: nothing is appended.`)
 	branch := c.fs.String("branch", "", "the branch to append to (default: the default branch)")
 	role := c.fs.String("role", "user", "the role of a text message")
 	rest, code, ok := c.parse(args, 2, 2)
@@ -28,6 +28,11 @@ appends nothing.`)
 		return code
 	}
 	name, arg := rest[0], rest[1]
+	// An empty message would show as an empty turn; the mount appends
+	// nothing for it, and here it is most likely an unset variable.
+	if strings.TrimSpace(arg) == "" {
+		return c.usageError("the message is empty; nothing appended")
+	}
 
 	// Find the session and branch before reading stdin, so that a typo
 	// fails at once instead of after the user typed a message.
@@ -47,8 +52,8 @@ appends nothing.`)
 		if err != nil {
 			return c.fail(fmt.Errorf("read standard input: %w", err))
 		}
-		if len(data) == 0 {
-			return exitOK
+		if len(bytes.TrimSpace(data)) == 0 {
+			return c.fail(errors.New("standard input is empty or blank; nothing appended"))
 		}
 		if isJSONLines(data) {
 			if c.fs.Changed("role") {
