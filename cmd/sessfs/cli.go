@@ -78,6 +78,15 @@ func (c *cli) warn(err error) {
 	fmt.Fprintf(os.Stderr, "sessfs %s: %s\n", c.name, errorMessage(err))
 }
 
+// storeArg is " --store DIR" when the user named a store, for a command
+// line a message suggests: it must reach the same store.
+func (c *cli) storeArg() string {
+	if !c.fs.Changed("store") {
+		return ""
+	}
+	return " --store " + shellQuote(c.store)
+}
+
 // open opens the store named by --store, or the default one.
 func (c *cli) open() (*backing.Store, error) {
 	root := c.store

@@ -1,21 +1,35 @@
 package main
 
-import "github.com/sessfs/sessfs/backing"
+import (
+	"fmt"
+
+	"github.com/sessfs/sessfs/backing"
+)
 
 func runArchive(args []string) int {
 	c := newCLI("archive", "SESSION...",
-		"Moves sessions out of the default listing. An archived session keeps its\nname and can still be shown and appended to; 'sessfs ls --all' lists it.")
-	return changeEach(c, args, (*backing.Store).Archive)
+		"Moves sessions out of the default listing. An archived session keeps its\n"+
+			"name and can still be shown and appended to; 'sessfs ls --all' lists it.\n"+
+			"Says what became of each session; one that fails does not stop the others.")
+	return changeEach(c, args, (*backing.Store).Archive, func(name string) string {
+		return fmt.Sprintf("archived %q; bring it back with: sessfs unarchive%s %s", name, c.storeArg(), shellQuote(name))
+	})
 }
 
 func runUnarchive(args []string) int {
-	c := newCLI("unarchive", "SESSION...", "Brings archived sessions back to the default listing.")
-	return changeEach(c, args, (*backing.Store).Unarchive)
+	c := newCLI("unarchive", "SESSION...",
+		"Brings archived sessions back to the default listing. Says what became of\n"+
+			"each session; one that fails does not stop the others.")
+	return changeEach(c, args, (*backing.Store).Unarchive, func(name string) string {
+		return fmt.Sprintf("unarchived %q", name)
+	})
 }
 
 // changeEach applies change to every session named in args, going on after
-// a failure so that one bad name does not stop the others.
-func changeEach(c *cli, args []string, change func(*backing.Store, string) error) int {
+// a failure so that one bad name does not stop the others, and reports
+// each outcome: done on standard output, failed on standard error, so a
+// user who sees one error knows the other sessions did change.
+func changeEach(c *cli, args []string, change func(*backing.Store, string) error, done func(name string) string) int {
 	rest, code, ok := c.parse(args, 1, -1)
 	if !ok {
 		return code
@@ -28,7 +42,9 @@ func changeEach(c *cli, args []string, change func(*backing.Store, string) error
 		if err := change(st, name); err != nil {
 			c.warn(err)
 			code = exitFail
+			continue
 		}
+		fmt.Println(done(name))
 	}
 	return code
 }

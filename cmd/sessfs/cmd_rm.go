@@ -16,11 +16,6 @@ func runRm(args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	// The restore hint must reach the same store the user named.
-	storeFlag := ""
-	if c.fs.Changed("store") {
-		storeFlag = " --store " + shellQuote(c.store)
-	}
 	code = exitOK
 	for _, name := range rest {
 		// The id is what identifies the session in the trash, where
@@ -35,7 +30,7 @@ func runRm(args []string) int {
 			continue
 		}
 		fmt.Printf("moved %q to the trash (%s); restore it with: sessfs restore%s %s\n",
-			name, filepath.Join(st.Root(), "trash", s.ID()), storeFlag, s.ID())
+			name, filepath.Join(st.Root(), "trash", s.ID()), c.storeArg(), s.ID())
 	}
 	return code
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -162,6 +163,28 @@ func TestArchiveUnarchive(t *testing.T) {
 		t.Fatal("unarchived session not active")
 	}
 	s.fails(1, `session "a" is already active`, "", "unarchive", "a")
+}
+
+// archive and unarchive say what became of each session, as rm does: with
+// one bad name among several, the others are still done and reported.
+// Before, the good ones changed without a word and only the error showed.
+func TestArchiveReportsEach(t *testing.T) {
+	s := newStore(t)
+	s.ok("new", "a")
+	s.ok("new", "b")
+	for _, cmd := range []string{"archive", "unarchive"} {
+		r := s.run(cmd, "a", "nosuch", "b")
+		want := fmt.Sprintf("%sd \"a\"", cmd)
+		if r.code != 1 || len(lines(r.stdout)) != 2 || !strings.HasPrefix(lines(r.stdout)[0], want) ||
+			!strings.HasPrefix(lines(r.stdout)[1], fmt.Sprintf("%sd \"b\"", cmd)) ||
+			r.stderr != fmt.Sprintf("sessfs %s: session \"nosuch\": not found\n", cmd) {
+			t.Errorf("%s a nosuch b: %v", cmd, r)
+		}
+	}
+	r := s.run("archive", "a")
+	if want := "archived \"a\"; bring it back with: sessfs unarchive --store " + s.dir + " a\n"; r.stdout != want {
+		t.Errorf("archive a printed %q, want %q", r.stdout, want)
+	}
 }
 
 func TestSweep(t *testing.T) {
