@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"syscall"
 
@@ -69,7 +71,7 @@ keys (see README, Redaction). FILE is written whole or not at all.`)
 	if *outPath == "" {
 		err = write(os.Stdout)
 	} else {
-		err = backing.WriteFileAtomic(*outPath, exportMode(*outPath), write)
+		err = writeFile(*outPath, write)
 	}
 	if err != nil {
 		return c.fail(err)
@@ -252,6 +254,39 @@ func matchImported(s *backing.Session, data []byte) ([]byte, error) {
 	return nil, fmt.Errorf("the stored lines do not give back the source byte for byte "+
 		"(%d bytes, the source had %d: a stored line was changed, or the source had lines of only spaces)",
 		len(data), *origin.Bytes)
+}
+
+// writeFile writes path whole or not at all, through a temp file beside
+// it. Its errors name path as the user typed it, never that temp file.
+func writeFile(path string, write func(io.Writer) error) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a folder: name a file to write", path)
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("cannot write %s: the folder %s does not exist", path, dir)
+	} else if err == nil && !fi.IsDir() {
+		return fmt.Errorf("cannot write %s: %s is not a folder", path, dir)
+	}
+	var werr error // the export's own error, which names what it is about
+	err := backing.WriteFileAtomic(path, exportMode(path), func(w io.Writer) error {
+		werr = write(w)
+		return werr
+	})
+	if err == nil || err == werr {
+		return err
+	}
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	// %v: a permission error here is about the user's folder, not the
+	// store, which errorMessage would say.
+	return fmt.Errorf("cannot write %s: %v", path, err)
 }
 
 // exportMode is the mode of an exported file: an existing file's own, else

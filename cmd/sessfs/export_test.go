@@ -616,6 +616,21 @@ func TestExportFileMode(t *testing.T) {
 	}
 }
 
+// export -o into a folder that does not exist, or onto a folder, fails
+// naming the user's path. Before, the error named the temp file export
+// writes through (".tmp-out.md-123…").
+func TestExportToMissingFolder(t *testing.T) {
+	s := newStore(t)
+	s.ok("new", "s")
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
+	s.fails(1, "cannot write "+missing+"/out.md: the folder "+missing+" does not exist", "", "export", "-o", filepath.Join(missing, "out.md"), "s")
+	s.fails(1, dir+" is a folder: name a file to write", "", "export", "-o", dir, "s")
+	if r := s.run("export", "-o", filepath.Join(missing, "out.md"), "s"); strings.Contains(r.stderr, ".tmp") {
+		t.Errorf("the error names a temp file: %v", r)
+	}
+}
+
 // markIncomplete leaves meta.json's record of an import as an import cut
 // short leaves it: every line not yet stored.
 func markIncomplete(t *testing.T, storeDir, name string) {
