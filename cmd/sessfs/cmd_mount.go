@@ -190,8 +190,9 @@ func (c *cli) storeRoot() (string, error) {
 }
 
 // checkMountpoint refuses a mount point inside or over the store (the
-// mount would hide or recurse into its own data) and clears a dead mount
-// left by a daemon that was killed.
+// mount would hide or recurse into its own data) and one where something
+// is mounted already (a second mount would silently hide the first), but
+// clears a dead mount left by a daemon that was killed.
 func checkMountpoint(mnt, root string) error {
 	if within(mnt, root) || within(root, mnt) {
 		return fmt.Errorf("mount point %s is inside or over the store %s: choose a folder outside it", mnt, root)
@@ -202,8 +203,15 @@ func checkMountpoint(mnt, root string) error {
 			return fmt.Errorf("clear the dead mount at %s: %w", mnt, err)
 		}
 	}
-	_, err := os.Stat(mnt)
-	return err
+	if _, err := os.Stat(mnt); err != nil {
+		return err
+	}
+	if real, err := mountPath(mnt); err == nil {
+		if e, ok, _ := mountedAt(real); ok {
+			return fmt.Errorf("%s is already %s: unmount it first, or choose another folder", mnt, e.what())
+		}
+	}
+	return nil
 }
 
 // deadMount reports whether mnt is a FUSE mount whose daemon is gone.
@@ -277,13 +285,30 @@ func reportReady(mnt string) {
 
 func runUmount(args []string) int {
 	c := newCLI("umount", "[--lazy] MOUNTPOINT",
-		"Unmounts a sessfs mount; its `sessfs mount` process then exits 0.")
+		"Unmounts a sessfs mount, a dead one too; its `sessfs mount` process then\n"+
+			"exits 0. Anything else mounted there is left alone.")
 	lazy := c.fs.Bool("lazy", false, "detach now, finish when the last user lets go")
 	rest, code, ok := c.parse(args, 1, 1)
 	if !ok {
 		return code
 	}
-	if err := unmount(rest[0], *lazy); err != nil {
+	mnt, err := mountPath(rest[0])
+	if err != nil {
+		return c.fail(err)
+	}
+	e, ok, err := mountedAt(mnt)
+	switch {
+	case err != nil:
+		// No mount table to check against: let umount(2) or fusermount say.
+	case !ok:
+		if _, err := os.Lstat(mnt); err != nil {
+			return c.fail(err)
+		}
+		return c.fail(fmt.Errorf("%s is not a sessfs mount: nothing is mounted there", rest[0]))
+	case e.fstype != sessfsType:
+		return c.fail(fmt.Errorf("%s is not a sessfs mount: it is %s (unmount that with umount)", rest[0], e.what()))
+	}
+	if err := unmount(mnt, *lazy); err != nil {
 		return c.fail(err)
 	}
 	return exitOK
@@ -314,7 +339,8 @@ func unmount(mnt string, lazy bool) error {
 		if ferr == nil {
 			return nil
 		}
-		return fmt.Errorf("%s: %s", prog, strings.TrimSpace(string(out)))
+		// One line, whatever the program printed.
+		return fmt.Errorf("%s: %s", prog, strings.Join(strings.Fields(string(out)), " "))
 	}
 	return fmt.Errorf("unmount %s: %w", mnt, err)
 }

@@ -1,0 +1,98 @@
+package integration
+
+import (
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// mountCount is how many mounts are stacked on dir.
+func mountCount(dir string) int {
+	n := 0
+	for _, p := range mountPoints() {
+		if p == dir {
+			n++
+		}
+	}
+	return n
+}
+
+// oneLine checks that a failed sessfs command said want in one line.
+func oneLine(t *testing.T, r result, want string) {
+	t.Helper()
+	if r.code != 1 || !strings.Contains(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 || r.stdout != "" {
+		t.Errorf("want exit 1 and one line holding %q: %v", want, r)
+	}
+}
+
+// sessfs mount over a folder where something is mounted already, sessfs
+// or anything else, refuses in one line and leaves that mount alone.
+// Before, it stacked a second mount that hid the first. umount refuses a
+// mount that is not sessfs's.
+func TestMountRefusesMountedPoint(t *testing.T) {
+	requireFUSE(t)
+	needCLI(t)
+	storeA := filepath.Join(t.TempDir(), "a")
+	storeB := filepath.Join(t.TempDir(), "b")
+	cli(t, storeA, "new", "first")
+	mnt := mountDir(t)
+	startMountProc(t, storeA, mnt)
+	for _, args := range [][]string{{mnt}, {"--daemon", mnt}} {
+		r := cliResult(t, storeB, "", "mount", args...)
+		oneLine(t, r, mnt+" is already a sessfs mount of "+storeA)
+		if n := mountCount(mnt); n != 1 {
+			t.Fatalf("mount %v: %d mounts on %s, want 1", args, n, mnt)
+		}
+	}
+	if got := ls(t, mnt); !contains(got, "first") {
+		t.Errorf("the first mount is hidden: ls = %q", got)
+	}
+
+	tmp := mountDir(t)
+	if err := syscall.Mount("tmpfs", tmp, "tmpfs", 0, "size=1m"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Unmount(tmp, 0) })
+	oneLine(t, cliResult(t, storeB, "", "mount", tmp), tmp+" is already a tmpfs mount")
+	oneLine(t, runCmd(t, "", sessfsBin, "umount", tmp), tmp+" is not a sessfs mount: it is a tmpfs mount")
+	if n := mountCount(tmp); n != 1 {
+		t.Errorf("%d mounts on %s after the refusals, want the tmpfs alone", n, tmp)
+	}
+}
+
+// A dead sessfs mount (its daemon killed) is still cleared: sessfs mount
+// mounts over it, and sessfs umount unmounts it.
+func TestMountClearsDeadMount(t *testing.T) {
+	requireFUSE(t)
+	needCLI(t)
+	store := filepath.Join(t.TempDir(), "store")
+	cli(t, store, "new", "s")
+	mnt := mountDir(t)
+	for _, then := range []string{"umount", "mount"} {
+		d := startDaemon(t, store, mnt)
+		d.Process.Kill()
+		d.Wait()
+		if liveMount(mnt) || !isMountPoint(mnt) {
+			t.Fatalf("%s is not a dead mount after the daemon was killed", mnt)
+		}
+		if then == "umount" {
+			run(t, sessfsBin, "umount", mnt)
+			if isMountPoint(mnt) {
+				t.Fatalf("the dead mount is still there after sessfs umount")
+			}
+			continue
+		}
+		p := startMountProc(t, store, mnt)
+		eventually(t, 10*time.Second, "the new mount over the dead one", func() (bool, string) {
+			return liveMount(mnt) && mountCount(mnt) == 1, p.stderr.String()
+		})
+		if got := ls(t, mnt); !contains(got, "s") {
+			t.Errorf("ls of the new mount = %q", got)
+		}
+		if !strings.Contains(p.stderr.String(), "dead mount") {
+			t.Errorf("sessfs mount did not say it cleared the dead mount: %q", p.stderr.String())
+		}
+	}
+}
