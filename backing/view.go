@@ -182,7 +182,7 @@ func (v *View) VisibleBefore(i int) int {
 // events among them, and leaves the events that follow to what comes next.
 func (v *View) AfterVisible(k int) (int, error) {
 	if k < 0 || k > v.Visible() {
-		return 0, fmt.Errorf("%w: %d messages: branch %q has %d", ErrInvalid, k, v.branch.Name, v.Visible())
+		return 0, fmt.Errorf("%w: fork point %d: branch %q has %s", ErrInvalid, k, v.branch.Name, plural(v.Visible(), "message"))
 	}
 	if k == 0 {
 		return 0, nil
@@ -224,7 +224,7 @@ func (v *View) Turns() int {
 // TurnRange returns the messages [from, to) of turn k (1-based).
 func (v *View) TurnRange(k int) (from, to int, err error) {
 	if k < 1 || k > v.Turns() {
-		return 0, 0, fmt.Errorf("turn %d: %w (branch %q has %d turns)", k, ErrNotFound, v.branch.Name, v.Turns())
+		return 0, 0, fmt.Errorf("turn %d: %w (branch %q has %s)", k, ErrNotFound, v.branch.Name, plural(v.Turns(), "turn"))
 	}
 	// Turn k >= 2 opens at the k-th flagged message.
 	startOf := func(k int) int {
@@ -286,4 +286,12 @@ func (v *View) forkPoint(at int) (parent string, offset int64) {
 	}
 	last := v.segs[len(v.segs)-1]
 	return last.branchID, last.refs[len(last.refs)-1].end()
+}
+
+// plural says "1 turn", "2 turns".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -29,7 +29,7 @@ type branchInfo struct {
 	Default  bool      `json:"default"`
 	Parent   string    `json:"parent,omitempty"` // name
 	ParentID string    `json:"parent_id,omitempty"`
-	ForkedAt *int      `json:"forked_at,omitempty"` // messages inherited from the parent
+	ForkedAt *int      `json:"forked_at,omitempty"` // visible messages inherited from the parent
 	Messages int       `json:"messages"`
 	Turns    int       `json:"turns"`
 	Created  time.Time `json:"created"`
@@ -41,9 +41,9 @@ func (n *infoFile) doc() ([]byte, time.Time, error) {
 		return nil, time.Time{}, err
 	}
 	b := v.Branch()
-	info := branchInfo{ID: b.ID, Name: b.Name, Default: b.IsDefault(), Messages: v.Len(), Turns: v.Turns(), Created: b.Created}
+	info := branchInfo{ID: b.ID, Name: b.Name, Default: b.IsDefault(), Messages: v.Visible(), Turns: v.Turns(), Created: b.Created}
 	if !b.IsDefault() {
-		k := v.Inherited()
+		k := v.VisibleBefore(v.Inherited())
 		info.ForkedAt, info.ParentID = &k, b.Parent
 		if p, err := n.ref.s.BranchByID(b.Parent); err == nil {
 			info.Parent = p.Name

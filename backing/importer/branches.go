@@ -105,16 +105,16 @@ func (s *Session) Branches() (main [][]byte, forks []Fork, err error) {
 
 // treeFields reads a stored line's place in Claude Code's tree: its uuid,
 // its parent's, and whether it is a prompt the user typed (a user message
-// that is not only tool results and not one Claude Code made itself).
+// that is not only tool results and not injected context: see context.go).
 func treeFields(stored []byte) (uuid, parent string, prompt, sidechain bool) {
 	var m struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
+		Context *string         `json:"context"`
 		Source  struct {
 			UUID       string `json:"uuid"`
 			ParentUUID string `json:"parentUuid"`
 			Logical    string `json:"logicalParentUuid"`
-			IsMeta     bool   `json:"isMeta"`
 			Sidechain  bool   `json:"isSidechain"`
 		} `json:"source"`
 	}
@@ -125,7 +125,7 @@ func treeFields(stored []byte) (uuid, parent string, prompt, sidechain bool) {
 	if parent == "" {
 		parent = m.Source.Logical // a compaction's new root goes on where it left off
 	}
-	prompt = m.Role == "user" && !m.Source.IsMeta && !onlyToolResults(m.Content)
+	prompt = m.Role == "user" && m.Context == nil && !onlyToolResults(m.Content)
 	return m.Source.UUID, parent, prompt, m.Source.Sidechain
 }
 

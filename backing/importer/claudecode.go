@@ -45,6 +45,7 @@ func (d *claudeDecoder) line(line []byte) error {
 	if err != nil {
 		return err
 	}
+	raw = withContext(raw, claudeContext(m, msg))
 	d.s.Messages = append(d.s.Messages, raw)
 	if str(m["type"]) == "assistant" {
 		// "<synthetic>" marks messages Claude Code made up itself (errors,
@@ -53,8 +54,8 @@ func (d *claudeDecoder) line(line []byte) error {
 			d.s.Model = model // the last one: a session can switch models
 		}
 	}
-	if d.firstUser == "" && str(msg.role) == "user" &&
-		string(m["isMeta"]) != "true" && string(m["isSidechain"]) != "true" {
+	if d.firstUser == "" && str(msg.role) == "user" && claudeContext(m, msg) == "" &&
+		string(m["isSidechain"]) != "true" {
 		if t := firstText(msg.content); t != "" && !generated(t) {
 			d.firstUser = t
 		}
@@ -129,6 +130,43 @@ func claudeMessage(m map[string]json.RawMessage) (message, map[string]json.RawMe
 		content: content,
 		ts:      stringOrNil(m["timestamp"]),
 	}, inner, true
+}
+
+// claudeContext says what kind of injected context a message line is, or
+// "" for the human's own words and the model's. Claude Code marks most of
+// what it injects with isMeta (hook feedback, a skill's expanded prompt);
+// its command wrappers, caveats and interruption notes are told by how
+// they begin, and its system lines by their subtype.
+func claudeContext(m map[string]json.RawMessage, msg message) string {
+	if string(m["isCompactSummary"]) == "true" {
+		return ctxCompaction
+	}
+	if str(m["type"]) == "system" {
+		switch str(m["subtype"]) {
+		case "compact_boundary", "microcompact_boundary":
+			return ctxCompaction
+		case "local_command":
+			return ctxCommand
+		case "stop_hook_summary":
+			return ctxHook
+		}
+		return ctxSystem
+	}
+	if str(msg.role) != "user" {
+		return ""
+	}
+	text := firstText(msg.content)
+	if k := kindOf(text, claudePrefixes); k != "" {
+		return k
+	}
+	if string(m["isMeta"]) == "true" {
+		first, _, _ := strings.Cut(text, "\n")
+		if strings.Contains(strings.ToLower(first), "hook") {
+			return ctxHook
+		}
+		return ctxMeta
+	}
+	return ""
 }
 
 func (d *claudeDecoder) session() *Session { return &d.s }

@@ -13,6 +13,12 @@ type codexDecoder struct {
 	// event_msg user_message; response items also hold the AGENTS.md and
 	// environment preambles as user text), else the first user text.
 	typed, firstUser string
+	// pending are the user messages (indexes into s.Messages) whose text
+	// does not say whether the human typed them; see userMessage.
+	pending []int
+	// typedFirst is set by a record of a typed prompt that came before
+	// its message: the next pending message is that prompt.
+	typedFirst bool
 }
 
 func newCodexDecoder() *codexDecoder { return &codexDecoder{} }
@@ -56,9 +62,25 @@ func (d *codexDecoder) line(line []byte) error {
 			d.s.Model = model // the last one: the model can change per turn
 		}
 	case "event_msg":
-		if d.typed == "" && str(payload["type"]) == "user_message" {
-			d.typed = strings.TrimSpace(str(payload["message"]))
+		if text, ok := typedPrompt(payload); ok {
+			if d.typed == "" {
+				d.typed = strings.TrimSpace(text)
+			}
+			d.promptTyped()
 		}
+	case "compacted":
+		// A compaction: its summary becomes a visible marker.
+		content := payload["message"]
+		if kind(content) != '"' {
+			content = json.RawMessage(`""`)
+		}
+		msg := message{role: json.RawMessage(`"system"`), content: content, ts: stringOrNil(m["timestamp"])}
+		raw, err := msg.build(line)
+		if err != nil {
+			return err
+		}
+		d.s.Messages = append(d.s.Messages, withContext(raw, ctxCompaction))
+		return nil
 	case "response_item":
 		msg, ok := codexMessage(m["payload"], payload, m["timestamp"])
 		if !ok {
@@ -68,12 +90,21 @@ func (d *codexDecoder) line(line []byte) error {
 		if err != nil {
 			return err
 		}
-		d.s.Messages = append(d.s.Messages, raw)
-		if d.firstUser == "" && str(msg.role) == "user" {
-			if t := firstText(msg.content); !generated(t) {
-				d.firstUser = t
+		switch role := str(msg.role); role {
+		case "user":
+			raw = d.userMessage(raw, msg)
+		case "developer", "system":
+			k := kindOf(firstText(msg.content), codexPrefixes)
+			if k == "" {
+				k = ctxInstructions
 			}
+			raw = withContext(raw, k)
+		default:
+			// The model answered: whatever user text came before it
+			// unrecorded as typed was not.
+			d.settle(ctxInjected)
 		}
+		d.s.Messages = append(d.s.Messages, raw)
 		return nil
 	}
 	d.s.addEvent(line)
@@ -124,9 +155,86 @@ func codexMessage(raw json.RawMessage, p map[string]json.RawMessage, ts json.Raw
 	return msg, true
 }
 
+// userMessage marks a user response item. Its text tells injected context
+// by how it begins (Codex's own list of prefixes). Other text is a prompt
+// if Codex recorded the human typing it: a user_message event (an
+// item_completed UserMessage since 0.16x) right after the item, or just
+// before it. Until then it is pending, and settled by what follows.
+func (d *codexDecoder) userMessage(raw []byte, msg message) []byte {
+	text := firstText(msg.content)
+	if k := kindOf(text, codexPrefixes); k != "" {
+		return withContext(raw, k)
+	}
+	if d.typedFirst {
+		d.typedFirst = false
+		d.settle(ctxInjected)
+		d.prompt(text)
+		return raw
+	}
+	d.pending = append(d.pending, len(d.s.Messages))
+	return raw
+}
+
+// promptTyped handles the record of a typed prompt: the last pending user
+// message is that prompt, and those before it were not typed.
+func (d *codexDecoder) promptTyped() {
+	if len(d.pending) == 0 {
+		d.typedFirst = true
+		return
+	}
+	last := d.pending[len(d.pending)-1]
+	d.pending = d.pending[:len(d.pending)-1]
+	d.settle(ctxInjected)
+	var m struct {
+		Content json.RawMessage `json:"content"`
+	}
+	json.Unmarshal(d.s.Messages[last], &m)
+	d.prompt(firstText(m.Content))
+}
+
+// settle marks every pending user message as injected context of kind.
+func (d *codexDecoder) settle(kind string) {
+	for _, i := range d.pending {
+		d.s.Messages[i] = withContext(d.s.Messages[i], kind)
+	}
+	d.pending = d.pending[:0]
+}
+
+func (d *codexDecoder) prompt(text string) {
+	if d.firstUser == "" {
+		d.firstUser = text
+	}
+}
+
+// typedPrompt reads an event_msg payload that records a prompt the human
+// typed, and its text.
+func typedPrompt(p map[string]json.RawMessage) (string, bool) {
+	switch str(p["type"]) {
+	case "user_message":
+		return str(p["message"]), true
+	case "item_completed":
+		item := fields(p["item"])
+		if str(item["type"]) == "UserMessage" {
+			return firstText(item["content"]), true
+		}
+	}
+	return "", false
+}
+
 func (d *codexDecoder) session() *Session { return &d.s }
 
+// finish leaves a user message still pending as a prompt: nothing after it
+// said otherwise, and a source cut short (an agent still writing) ends
+// this way right after its newest prompt.
 func (d *codexDecoder) finish() *Session {
+	for _, i := range d.pending {
+		var m struct {
+			Content json.RawMessage `json:"content"`
+		}
+		json.Unmarshal(d.s.Messages[i], &m)
+		d.prompt(firstText(m.Content))
+	}
+	d.pending = nil
 	t := d.typed
 	if t == "" {
 		t = d.firstUser

@@ -94,6 +94,9 @@ func expected(f Format, line []byte) (isMsg bool, role, uuid string) {
 		return hasContent(content), role, uuid
 	}
 	p, _ := obj["payload"].(map[string]any)
+	if typ == "compacted" {
+		return true, "system", "" // a compaction marker
+	}
 	if typ != "response_item" || p == nil {
 		return false, "", ""
 	}

@@ -97,7 +97,7 @@ func describeBranch(s *backing.Session, b backing.Branch, byID map[string]backin
 	if err != nil {
 		return row, err
 	}
-	row.Messages = v.Len() - v.Events()
+	row.Messages = v.Visible()
 	if b.IsDefault() {
 		return row, nil
 	}
@@ -106,7 +106,7 @@ func describeBranch(s *backing.Session, b backing.Branch, byID map[string]backin
 		return row, fmt.Errorf("parent branch id %s: %w", b.Parent, backing.ErrNotFound)
 	}
 	row.Parent, row.ParentID = p.Name, p.ID
-	n := v.Inherited()
+	n := v.VisibleBefore(v.Inherited())
 	row.ForkedAt = &n
 	return row, nil
 }
