@@ -50,9 +50,10 @@ func runImport(args []string) int {
 	}
 	failed := 0
 	progress := newProgress(len(files))
+	imports := newImportRun(st, "--format auto")
 	for i, path := range files {
 		progress.show(i, path)
-		name, stored, err := importFile(st, path, importer.Format(*format))
+		name, stored, err := imports.file(path, importer.Format(*format))
 		progress.clear()
 		switch {
 		case err != nil:
@@ -66,7 +67,7 @@ func runImport(args []string) int {
 	}
 	// Forks link to the session they came from once both are in, whatever
 	// order the files came in.
-	if err := linkForks(st); err != nil {
+	if err := imports.linkForks(); err != nil {
 		c.warn(err)
 		failed++
 	}
@@ -107,26 +108,28 @@ func sourceFiles(paths []string) ([]string, error) {
 	return out, nil
 }
 
-// importFile creates one session from one source file, or brings one it
-// created before up to date with what the source gained since. Its name
-// derives from the source's own id (and a subagent file's name), so
-// importing the same source again finds it. It reports whether anything
-// was stored.
-func importFile(st *backing.Store, path string, format importer.Format) (string, bool, error) {
+// file creates one session from one source file, or brings the one an
+// earlier import made of it up to date with what the source gained since.
+// It returns the session's name and whether anything was stored.
+func (r *importRun) file(path string, want importer.Format) (string, bool, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", false, err
 	}
 	data = completeLines(data)
-	if format, err = sourceFormat(data, format); err != nil {
+	format, err := r.sourceFormat(data, want)
+	if err != nil {
 		return "", false, err
 	}
 	// A source already imported whole and unchanged since costs a hash,
 	// not a decode: what mount --source does for every file it mirrors.
 	if id, err := importer.PeekID(bytes.NewReader(data), format); err == nil {
-		name := sessionName(format, id, path)
-		if s, err := st.Session(name); err == nil && upToDate(s, data) {
-			return name, false, nil
+		s, m, err := r.find(keyOf(format, id, path))
+		if err != nil {
+			return "", false, err
+		}
+		if s != nil && upToDate(m, data) {
+			return m.Name, false, nil
 		}
 	}
 	src, err := importer.Decode(bytes.NewReader(data), format)
@@ -137,58 +140,67 @@ func importFile(st *backing.Store, path string, format importer.Format) (string,
 	if err != nil {
 		return "", false, err
 	}
-	name := sessionName(format, src.SourceID, path)
-	sub := subagentOf(path)
-	s, err := st.Session(name)
-	created := false
-	switch {
-	case err == nil:
-		if err := sameSource(s, src, data); err != nil {
-			return name, false, err
-		}
-	case errors.Is(err, backing.ErrNotFound):
-		// Where the session came from, and what the source says of
-		// itself beyond the fields meta.json has, under one key.
-		origin := map[string]any{"format": format, "id": src.SourceID, "path": path}
-		if sub != "" {
-			origin["subagent"] = sub
-		}
-		for k, v := range src.Extra {
-			origin[k] = v
-		}
-		for k, v := range imported(data) {
-			origin[k] = v
-		}
-		raw, err := json.Marshal(origin)
-		if err != nil {
+	k := keyOf(format, src.SourceID, path)
+	s, m, err := r.find(k)
+	if err != nil {
+		return "", false, err
+	}
+	created := s == nil
+	if created {
+		if s, m, err = r.newSession(k, src, data, path); err != nil {
 			return "", false, err
 		}
-		extra := map[string]json.RawMessage{"source": raw}
-		s, _, err = st.Create(name, backing.Meta{Title: src.Title, Cwd: src.Cwd, Model: src.Model, Provider: src.Provider, Created: src.Created, Extra: extra})
-		if err != nil {
-			return "", false, err
-		}
-		created = true
-	default:
-		return name, false, err
+	} else if err := sameSource(m, src, data); err != nil {
+		return m.Name, false, err
 	}
 	n, err := storeMissing(s, main, forks)
 	if err != nil {
-		return name, created, err
+		return m.Name, created, err
 	}
-	if created || n > 0 || !upToDate(s, data) {
+	if created || n > 0 || !upToDate(m, data) {
 		if err := recordImported(s, data); err != nil {
-			return name, true, err
+			return m.Name, true, err
 		}
 	}
-	return name, created || n > 0, nil
+	return m.Name, created || n > 0, nil
+}
+
+// newSession makes the session of source k, named for what it is (see
+// import_names.go), and indexes it.
+func (r *importRun) newSession(k sourceKey, src *importer.Session, data []byte, path string) (*backing.Session, backing.Meta, error) {
+	// Where the session came from, and what the source says of itself
+	// beyond the fields meta.json has, under one key.
+	origin := map[string]any{"format": k.format, "id": src.SourceID, "path": path}
+	if k.subagent != "" {
+		origin["subagent"] = k.subagent
+	}
+	for key, v := range src.Extra {
+		origin[key] = v
+	}
+	for key, v := range imported(data) {
+		origin[key] = v
+	}
+	raw, err := json.Marshal(origin)
+	if err != nil {
+		return nil, backing.Meta{}, err
+	}
+	base, fallback := r.nameBase(k, src)
+	s, m, err := r.create(base, fallback, backing.Meta{
+		Title: src.Title, Cwd: src.Cwd, Model: src.Model, Provider: src.Provider, Created: src.Created,
+		Extra: map[string]json.RawMessage{"source": raw},
+	})
+	if err != nil {
+		return nil, m, err
+	}
+	r.add(s.ID(), m)
+	return s, m, nil
 }
 
 // sourceFormat is the format of a source: what its content says, which
 // must be the format asked for unless that is auto. A file of another
 // format, or of none, is refused by what it is, rather than decoded into
 // an empty session.
-func sourceFormat(data []byte, want importer.Format) (importer.Format, error) {
+func (r *importRun) sourceFormat(data []byte, want importer.Format) (importer.Format, error) {
 	found, err := importer.Detect(bytes.NewReader(data))
 	var unknown *importer.DetectError
 	switch {
@@ -199,32 +211,14 @@ func sourceFormat(data []byte, want importer.Format) (importer.Format, error) {
 	case err != nil:
 		return "", err
 	case want != "auto" && found != want:
-		return "", fmt.Errorf("not a %s (it looks like a %s); use --format auto", want.Noun(), found.Noun())
+		return "", fmt.Errorf("not a %s (it looks like a %s); use %s", want.Noun(), found.Noun(), r.autoHint)
 	}
 	return found, nil
 }
 
-// sessionName is the name an import gives the session of a source: its
-// format and the end of its id (the file's name when it has none), and a
-// subagent's name after its session's.
-func sessionName(format importer.Format, id, path string) string {
-	if id == "" {
-		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	}
-	name := string(format) + "-" + shortID(id)
-	if sub := subagentOf(path); sub != "" {
-		name += "-" + sub
-	}
-	return name
-}
-
-// upToDate says whether s holds all of data: an import of exactly these
+// upToDate says whether the session of meta.json m holds all of data: an import of exactly these
 // bytes finished (meta.json says so once every line is stored).
-func upToDate(s *backing.Session, data []byte) bool {
-	m, err := s.Meta()
-	if err != nil {
-		return false
-	}
+func upToDate(m backing.Meta, data []byte) bool {
 	var origin struct {
 		Bytes    *int   `json:"bytes"`
 		SHA256   string `json:"sha256"`
@@ -260,13 +254,10 @@ func subagentOf(path string) string {
 // errRewritten is a source that changed other than by growing.
 var errRewritten = errors.New("the source changed since it was imported (it did not only grow)")
 
-// sameSource checks that s was imported from src and that the source only
-// grew since: it still starts with the bytes imported then.
-func sameSource(s *backing.Session, src *importer.Session, data []byte) error {
-	m, err := s.Meta()
-	if err != nil {
-		return err
-	}
+// sameSource checks that the session of meta.json m was imported from src
+// and that the source only grew since: it still starts with the bytes
+// imported then.
+func sameSource(m backing.Meta, src *importer.Session, data []byte) error {
 	var origin struct {
 		ID     string `json:"id"`
 		Bytes  *int   `json:"bytes"`
@@ -448,65 +439,6 @@ func lastTS(lines [][]byte) time.Time {
 func imported(data []byte) map[string]any {
 	sum := sha256.Sum256(data)
 	return map[string]any{"bytes": len(data), "sha256": hex.EncodeToString(sum[:])}
-}
-
-// shortID is the last twelve characters of an id: random in UUIDs v4 and
-// v7 alike (a v7's first ones are its time, shared by sessions of one
-// minute), and enough to tell a person's sessions apart.
-func shortID(id string) string {
-	id = strings.ReplaceAll(id, "-", "")
-	if len(id) > 12 {
-		return id[len(id)-12:]
-	}
-	return id
-}
-
-// linkForks sets the parent of every imported session that came from
-// another: a Codex session forked from one (forked_from_id), a Claude Code
-// subagent's file from its session. Run after each import, so the link is
-// made whichever file comes first.
-func linkForks(st *backing.Store) error {
-	names, err := st.Names()
-	if err != nil {
-		return err
-	}
-	for _, name := range names {
-		if !strings.HasPrefix(name, string(importer.Codex)+"-") && !strings.HasPrefix(name, string(importer.ClaudeCode)+"-") {
-			continue
-		}
-		s, err := st.Session(name)
-		if err != nil {
-			continue // gone meanwhile
-		}
-		m, err := s.Meta()
-		if err != nil || m.Parent != "" {
-			continue
-		}
-		var origin struct {
-			Format   string `json:"format"`
-			ID       string `json:"id"`
-			Forked   string `json:"forked_from_id"`
-			Subagent string `json:"subagent"`
-		}
-		if json.Unmarshal(m.Extra["source"], &origin) != nil {
-			continue
-		}
-		from := origin.Forked
-		if origin.Subagent != "" {
-			from = origin.ID // a subagent's lines carry its session's id
-		}
-		if from == "" {
-			continue
-		}
-		parent, err := st.Session(origin.Format + "-" + shortID(from))
-		if err != nil || parent.ID() == s.ID() {
-			continue // not imported (yet)
-		}
-		if err := s.SetParent(parent.ID()); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // progress shows "importing 12/300 name" on a terminal, on one line of

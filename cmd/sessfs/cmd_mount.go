@@ -120,6 +120,7 @@ func runMount(args []string) int {
 			return c.fail(fmt.Errorf("mount point %s is inside or over the agent's folder %s: choose a folder outside it", mnt, mirrored.dir))
 		}
 		mirrored.st = st
+		mirrored.run = newImportRun(st, "--source auto")
 		mirrored.sync()
 		stop := make(chan struct{})
 		defer close(stop)

@@ -487,7 +487,7 @@ func TestImportSubagentFile(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, id, "subagents", "agent-x1.jsonl"), []byte(sub), 0o644)
 	s := newStore(t)
 	names := strings.Fields(s.ok("import", dir))
-	if len(names) != 2 || names[0] != "claude-code-000000000001" || names[1] != "claude-code-000000000001-agent-x1" {
+	if len(names) != 2 || names[0] != "main-question" || names[1] != "main-question-agent-x1" {
 		t.Fatalf("import printed %q", names)
 	}
 	if got := s.ok("export", "--format", "original", names[0]); got != main {

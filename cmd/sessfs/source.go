@@ -36,6 +36,7 @@ func sourceCache(f, dir string) (string, error) {
 // mirror keeps a store in step with a folder of agent session files.
 type mirror struct {
 	st     *backing.Store
+	run    *importRun // imports into st
 	dir    string
 	format importer.Format
 	seen   map[string]fileStamp
@@ -66,24 +67,27 @@ func (m *mirror) sync() {
 		if m.seen[path] == stamp {
 			continue
 		}
-		name, stored, err := importFile(m.st, path, m.format)
+		name, stored, err := m.run.file(path, m.format)
 		if errors.Is(err, errRewritten) {
 			// The agent rewrote the file: the mirror shows it anew.
 			if terr := m.st.Trash(name); terr == nil {
-				_, stored, err = importFile(m.st, path, m.format)
+				_, stored, err = m.run.file(path, m.format)
 			}
 		}
+		// Tried once a change: a file that cannot be imported (one the
+		// agent has only begun, another agent's) is warned of once, and
+		// tried again when it changes.
+		m.seen[path] = stamp
 		if err != nil {
 			m.warn(fmt.Errorf("%s: %w", path, err))
-			continue // try again when it changes
+			continue
 		}
-		m.seen[path] = stamp
 		imported = imported || stored
 	}
 	if !imported {
 		return
 	}
-	if err := linkForks(m.st); err != nil {
+	if err := m.run.linkForks(); err != nil {
 		m.warn(err)
 	}
 }

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+
+	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/importer"
+)
+
+// importRun imports source files into one store. It finds the session an
+// earlier import made of a source by what the session's meta.json records
+// of it ("source": format, id, subagent), never by its name: names are
+// chosen to be read, and the user may rename a session.
+type importRun struct {
+	st *backing.Store
+	// autoHint is how the user asks for the format to be detected, for a
+	// message that refuses a file of another format: "--format auto".
+	autoHint string
+	// index is every imported session of the store, read on first use
+	// and kept up to date by this run's imports.
+	index map[sourceKey]*indexed
+}
+
+func newImportRun(st *backing.Store, autoHint string) *importRun {
+	return &importRun{st: st, autoHint: autoHint}
+}
+
+// sourceKey identifies a source: its format and the agent's id for the
+// session (a subagent's file carries its session's id, so its name too).
+// A source without an id is known by its file's name, as before.
+type sourceKey struct {
+	format   importer.Format
+	id       string
+	file     string // the file's base name, when id is ""
+	subagent string // "agent-<id>" for a subagent's own file
+}
+
+func keyOf(format importer.Format, id, path string) sourceKey {
+	k := sourceKey{format: format, id: id, subagent: subagentOf(path)}
+	if id == "" {
+		k.file = filepath.Base(path)
+	}
+	return k
+}
+
+// indexed is what the index keeps of an imported session.
+type indexed struct {
+	id     string // the session's id in the store
+	parent string // meta.json's parent
+	forked string // the source's forked_from_id, for linkForks
+}
+
+// origin is what meta.json's "source" says of where a session came from.
+type origin struct {
+	Format   importer.Format `json:"format"`
+	ID       string          `json:"id"`
+	Path     string          `json:"path"`
+	Subagent string          `json:"subagent"`
+	Forked   string          `json:"forked_from_id"`
+}
+
+func (o origin) key() sourceKey {
+	k := sourceKey{format: o.Format, id: o.ID, subagent: o.Subagent}
+	if o.ID == "" {
+		k.file = filepath.Base(o.Path)
+	}
+	return k
+}
+
+// load reads the source of every active and archived session once. A
+// session in the trash is not found: importing its source again makes a
+// new one, and the one in the trash stays as it was.
+func (r *importRun) load() error {
+	if r.index != nil {
+		return nil
+	}
+	names, err := r.st.Names()
+	if err != nil {
+		return err
+	}
+	archived, err := r.st.ArchivedNames()
+	if err != nil {
+		return err
+	}
+	r.index = map[sourceKey]*indexed{}
+	for _, name := range append(names, archived...) {
+		s, err := r.st.Session(name)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		m, err := s.Meta()
+		if err != nil {
+			continue // unreadable: fsck says so; an import cannot use it
+		}
+		r.add(s.ID(), m)
+	}
+	return nil
+}
+
+// add indexes session id, whose meta.json is m, if it was imported. Of
+// two sessions of one source (a copy restored from the trash), the first
+// one stays.
+func (r *importRun) add(id string, m backing.Meta) {
+	var o origin
+	if json.Unmarshal(m.Extra["source"], &o) != nil || o.Format == "" {
+		return
+	}
+	if k := o.key(); r.index[k] == nil {
+		r.index[k] = &indexed{id: id, parent: m.Parent, forked: o.Forked}
+	}
+}
+
+// find is the session imported from source k, and its meta.json, or nil
+// when there is none (not imported, or since moved to the trash).
+func (r *importRun) find(k sourceKey) (*backing.Session, backing.Meta, error) {
+	if err := r.load(); err != nil {
+		return nil, backing.Meta{}, err
+	}
+	e := r.index[k]
+	if e == nil {
+		return nil, backing.Meta{}, nil
+	}
+	s, err := r.st.SessionByID(e.id)
+	if err == nil {
+		m, err := s.Meta()
+		if err == nil && m.State != backing.StateTrashed {
+			return s, m, nil
+		}
+	}
+	delete(r.index, k)
+	return nil, backing.Meta{}, nil
+}
+
+// linkForks sets the parent of every imported session that came from
+// another: a Codex session forked from one (forked_from_id), a Claude Code
+// subagent's file from its session. Run after each import, so the link is
+// made whichever file comes first.
+func (r *importRun) linkForks() error {
+	if err := r.load(); err != nil {
+		return err
+	}
+	for k, e := range r.index {
+		from := e.forked
+		if k.subagent != "" {
+			from = k.id // a subagent's lines carry its session's id
+		}
+		if e.parent != "" || from == "" {
+			continue
+		}
+		parent, _, err := r.find(sourceKey{format: k.format, id: from})
+		if err != nil {
+			return err
+		}
+		if parent == nil || parent.ID() == e.id {
+			continue // not imported (yet)
+		}
+		s, _, err := r.find(k)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			continue // gone meanwhile
+		}
+		if err := s.SetParent(parent.ID()); err != nil {
+			return err
+		}
+		e.parent = parent.ID()
+	}
+	return nil
+}
