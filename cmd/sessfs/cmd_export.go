@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/sessfs/sessfs/backing"
@@ -54,12 +55,13 @@ keys (see README, Redaction). FILE is written whole or not at all.`)
 	// Streamed, a message at a time, so memory does not grow with the
 	// session; redaction goes piece by piece (a secret never spans two
 	// messages). To a file: whole or not at all.
+	var added []branchCount // of an original: what it cannot hold
 	write := func(out io.Writer) error {
 		w := bufio.NewWriterSize(out, 64<<10)
 		x := exporter{w: w, redact: *redact}
 		var err error
 		if *format == "original" {
-			err = x.original(s)
+			added, err = x.original(s)
 		} else {
 			err = x.branch(s, *branch, *format)
 		}
@@ -76,7 +78,57 @@ keys (see README, Redaction). FILE is written whole or not at all.`)
 	if err != nil {
 		return c.fail(err)
 	}
+	if len(added) > 0 {
+		// Written all the same: the original is what the agent wrote, but
+		// the user must not believe it is the whole session.
+		fmt.Fprintf(os.Stderr, "sessfs export: the original leaves out %s added in sessfs (%s); --format jsonl or json includes them%s\n",
+			addedCount(added), branchCounts(added), branchHint(added))
+	}
 	return exitOK
+}
+
+// branchCount is how many messages and events of a branch an export left
+// out.
+type branchCount struct {
+	branch           string
+	isDefault        bool
+	messages, events int
+}
+
+// addedCount says how much was left out in all: "3 messages", "1 message
+// and 2 events".
+func addedCount(added []branchCount) string {
+	m, e := 0, 0
+	for _, b := range added {
+		m, e = m+b.messages, e+b.events
+	}
+	switch {
+	case e == 0:
+		return plural(m, "message")
+	case m == 0:
+		return plural(e, "event")
+	}
+	return plural(m, "message") + " and " + plural(e, "event")
+}
+
+// branchCounts says where: "main: 2, try: 1".
+func branchCounts(added []branchCount) string {
+	var parts []string
+	for _, b := range added {
+		parts = append(parts, fmt.Sprintf("%s: %d", b.branch, b.messages+b.events))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// branchHint tells how to reach the branches other than the default one,
+// which jsonl and json export only when named.
+func branchHint(added []branchCount) string {
+	for _, b := range added {
+		if !b.isDefault {
+			return " (with --branch B for a branch other than the default)"
+		}
+	}
+	return ""
 }
 
 // exporter writes a session in one format, each piece redacted if asked.
@@ -166,12 +218,14 @@ func (x exporter) json(s *backing.Session, v *backing.View) error {
 // file. Empty lines, which the import skips, are put back where the line
 // numbers leave gaps. Unredacted, the result must hash to what the import
 // recorded, else it is refused rather than passed off as the original;
-// redacted, each line is masked on its own.
-func (x exporter) original(s *backing.Session) error {
+// redacted, each line is masked on its own. It returns, by branch, the
+// lines added in sessfs, which the original cannot hold.
+func (x exporter) original(s *backing.Session) ([]branchCount, error) {
 	branches, err := s.Branches()
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var added []branchCount
 	type srcLine struct {
 		seq  int
 		line []byte
@@ -181,29 +235,42 @@ func (x exporter) original(s *backing.Session) error {
 	for _, b := range branches {
 		v, err := s.ViewID(b.ID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		msgs, err := v.Read(v.Inherited(), v.Len())
 		if err != nil {
-			return err
+			return nil, err
 		}
+		n := branchCount{branch: b.Name, isDefault: b.IsDefault()}
 		for _, m := range msgs {
 			var seq struct {
-				N *int `json:"source_seq"`
+				N    *int   `json:"source_seq"`
+				Role string `json:"role"`
 			}
-			if json.Unmarshal(m.Raw, &seq) != nil || seq.N == nil || seen[*seq.N] {
+			json.Unmarshal(m.Raw, &seq)
+			switch {
+			case seq.N == nil && seq.Role == backing.EventRole:
+				n.events++
+				continue
+			case seq.N == nil:
+				n.messages++
+				continue
+			case seen[*seq.N]:
 				continue
 			}
 			line, err := importer.SourceLine(m.Raw)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			seen[*seq.N] = true
 			lines = append(lines, srcLine{*seq.N, line})
 		}
+		if n.messages+n.events > 0 {
+			added = append(added, n)
+		}
 	}
 	if len(lines) == 0 {
-		return errors.New("this session was not imported: it has no source to give back")
+		return nil, errors.New("this session was not imported: it has no source to give back")
 	}
 	sort.Slice(lines, func(i, j int) bool { return lines[i].seq < lines[j].seq })
 	var out bytes.Buffer
@@ -221,13 +288,13 @@ func (x exporter) original(s *backing.Session) error {
 		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
 			x.put(line)
 		}
-		return nil
+		return added, nil
 	}
 	if data, err = matchImported(s, data); err != nil {
-		return err
+		return nil, err
 	}
 	_, err = x.w.Write(data)
-	return err
+	return added, err
 }
 
 // matchImported checks data against the hash the import recorded. A source

@@ -631,6 +631,37 @@ func TestExportToMissingFolder(t *testing.T) {
 	}
 }
 
+// export --format original writes the source as it was and says on
+// stderr how many messages added in sessfs it left out, and which formats
+// hold them. Before, it left them out without a word.
+func TestExportOriginalSaysWhatItLeavesOut(t *testing.T) {
+	const id = "eeeeeeee-0000-4000-8000-000000000005"
+	src := claudeLine(id, "u1", "", "user", "imported question", false) + claudeLine(id, "a1", "u1", "assistant", "imported answer", false)
+	path := filepath.Join(t.TempDir(), id+".jsonl")
+	os.WriteFile(path, []byte(src), 0o600)
+	s := newStore(t)
+	name := strings.TrimSpace(s.ok("import", path))
+	if r := s.run("export", "--format", "original", name); r.code != 0 || r.stdout != src || r.stderr != "" {
+		t.Fatalf("export of a session as imported: %v", r)
+	}
+	s.ok("append", name, "added here")
+	s.ok("fork", name, "try")
+	s.ok("append", "--branch", "try", name, "added on a branch")
+	s.ok("append", "--branch", "try", "--role", "assistant", name, "and its reply")
+	want := "sessfs export: the original leaves out 3 messages added in sessfs (main: 1, try: 2); " +
+		"--format jsonl or json includes them (with --branch B for a branch other than the default)\n"
+	if r := s.run("export", "--format", "original", name); r.code != 0 || r.stdout != src || r.stderr != want {
+		t.Errorf("export --format original after appends: %v\nwant stderr %q", r, want)
+	}
+	out := filepath.Join(t.TempDir(), "orig.jsonl")
+	if r := s.run("export", "--format", "original", "-o", out, name); r.code != 0 || r.stderr != want {
+		t.Errorf("export --format original -o: %v", r)
+	}
+	if got, _ := os.ReadFile(out); string(got) != src {
+		t.Errorf("export -o wrote %q", got)
+	}
+}
+
 // markIncomplete leaves meta.json's record of an import as an import cut
 // short leaves it: every line not yet stored.
 func markIncomplete(t *testing.T, storeDir, name string) {
