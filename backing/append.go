@@ -165,5 +165,6 @@ func (s *Session) writeBranch(id string, group []*pending) error {
 		}
 	}
 	s.logIndex(id).appended(size, lines, kinds)
+	s.autoTitle(id, lines, kinds)
 	return nil
 }

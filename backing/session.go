@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,6 +25,7 @@ type Session struct {
 	queue      []*pending
 	committing bool
 	branches   branchCache
+	titled     atomic.Bool // the session has had a title (see autoTitle)
 }
 
 // handle returns the process-wide handle of session id.
@@ -102,6 +104,11 @@ func (s *Session) updateMeta(change func(*Meta) error) (Meta, error) {
 		return Meta{}, err
 	}
 	defer unlock()
+	return s.updateMetaLocked(change)
+}
+
+// updateMetaLocked is updateMeta for a caller that holds the session lock.
+func (s *Session) updateMetaLocked(change func(*Meta) error) (Meta, error) {
 	m, err := s.Meta()
 	if err != nil {
 		return m, err

@@ -1,0 +1,130 @@
+package backing
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode"
+)
+
+// TitleMax is the length in runes of a title made from a prompt: it has to
+// read well in a listing, one line wide.
+const TitleMax = 80
+
+// TitleOf turns a prompt's text into a title: whitespace (newlines too)
+// collapses to single spaces, and a text over max runes is cut at the last
+// word boundary that leaves room for "…", so the result is at most max
+// runes. A first word longer than that is cut inside the word: a title
+// must not come out empty.
+func TitleOf(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	if max < 1 {
+		return ""
+	}
+	keep := r[:max-1] // room for the ellipsis
+	cut := len(keep)
+	if r[max-1] != ' ' { // the cut falls inside a word: back up to its start
+		for cut > 0 && keep[cut-1] != ' ' {
+			cut--
+		}
+		if cut == 0 {
+			cut = len(keep)
+		}
+	}
+	// A separator left hanging before the ellipsis reads badly: "foo, …".
+	out := strings.TrimRightFunc(string(keep[:cut]), func(c rune) bool {
+		return unicode.IsSpace(c) || strings.ContainsRune(",;:-–—", c)
+	})
+	if out == "" { // nothing but separators before the cut
+		out = string(keep)
+	}
+	return out + "…"
+}
+
+// autoTitle gives an untitled session the title of its first prompt, as
+// an import does, so that a session made by mkdir or `sessfs new` is
+// listed by what it is about. Only the first prompt of the default branch
+// does it, and only while the title is empty: a title the user sets, or
+// clears, later stays. The caller holds the session lock and has just
+// written lines to branch id. A failure here leaves the title for a later
+// append to try; the append itself stands.
+func (s *Session) autoTitle(id string, lines [][]byte, kinds []lineKind) {
+	first, prompts := -1, 0
+	for i, k := range kinds {
+		if k.prompt {
+			if first < 0 {
+				first = i
+			}
+			prompts++
+		}
+	}
+	if first < 0 || s.titled.Load() {
+		return
+	}
+	m, err := s.Meta()
+	if err != nil {
+		return
+	}
+	if m.Title != "" {
+		s.titled.Store(true)
+		return
+	}
+	if b, err := s.BranchByID(id); err != nil || !b.IsDefault() {
+		return
+	}
+	x := s.logIndex(id)
+	x.mu.Lock()
+	err = x.refresh()
+	before := len(x.prompts) - prompts
+	x.mu.Unlock()
+	if err != nil || before != 0 {
+		s.titled.Store(err == nil) // an earlier prompt went by: the user cleared the title
+		return
+	}
+	title := TitleOf(promptText(lines[first]), TitleMax)
+	if title == "" {
+		return
+	}
+	if _, err := s.updateMetaLocked(func(m *Meta) error {
+		m.Title, m.Updated = title, now()
+		return nil
+	}); err == nil {
+		s.titled.Store(true)
+	}
+}
+
+// promptText is the text of a message: its content when that is a string,
+// else its first text block's.
+func promptText(line []byte) string {
+	h, err := parseHeader(line)
+	if err != nil {
+		return ""
+	}
+	if firstByte(h.Content) == '"' {
+		var s string
+		json.Unmarshal(h.Content, &s)
+		return s
+	}
+	text := ""
+	eachElement(h.Content, func(block []byte) {
+		var typ, t []byte
+		eachMember(block, func(key string, v []byte) {
+			switch key {
+			case "type":
+				typ = v
+			case "text":
+				t = v
+			}
+		})
+		switch string(typ) {
+		case `"text"`, `"input_text"`:
+			if text == "" && firstByte(t) == '"' {
+				json.Unmarshal(t, &text)
+			}
+		}
+	})
+	return text
+}
