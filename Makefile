@@ -7,7 +7,7 @@ DEMO_STORE ?= $(CURDIR)/demo-store
 DEMO_MNT   ?= $(CURDIR)/mnt
 DEMO_DATA  ?= $(CURDIR)/../shared/data
 
-.PHONY: build test test-long fuzz bench bench-quick bench-go demo fmt vet clean
+.PHONY: build test test-long fuzz bench bench-quick bench-go demo demo-reset fmt vet clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/sessfs
@@ -51,27 +51,39 @@ bench-go:
 	$(GO) test -run '^$$' -bench 'Fork' -benchtime 100x -count 1 ./backing/
 	$(GO) test -run '^$$' -bench 'Append' -count 1 ./backing/
 
-# A fresh store made from the real sessions in ../shared/data (or samples
-# when that folder is absent), mounted at ./mnt until Ctrl-C.
+# The real sessions in ../shared/data (or a sample session when that folder
+# is absent) in ./demo-store, mounted at ./mnt until Ctrl-C. The store is
+# kept from one run to the next, with whatever was added to it: each run
+# imports again, which stores only what the sources gained. demo-reset
+# starts over. Needs only sh, grep, sed and head (no python).
 demo: build
-	@if mountpoint -q $(DEMO_MNT) 2>/dev/null; then echo "$(DEMO_MNT) is still mounted: run bin/sessfs umount $(DEMO_MNT)"; exit 1; fi
-	@rm -rf $(DEMO_STORE) && mkdir -p $(DEMO_MNT)
-	@if [ -d $(DEMO_DATA) ] && $(BIN) import --help >/dev/null 2>&1; then \
-		$(BIN) import --store $(DEMO_STORE) $(DEMO_DATA) >/dev/null; \
-	else \
-		$(BIN) new --store $(DEMO_STORE) --title "A sample session" sample >/dev/null; \
-		$(BIN) append --store $(DEMO_STORE) sample "What is sessfs?"; \
-		$(BIN) append --store $(DEMO_STORE) --role assistant sample "A filesystem of agent sessions."; \
+	@if mountpoint -q "$(DEMO_MNT)" 2>/dev/null; then echo "$(DEMO_MNT) is still mounted: run $(BIN) umount $(DEMO_MNT)"; exit 1; fi
+	@mkdir -p "$(DEMO_MNT)"
+	@if [ -f "$(DEMO_STORE)/FORMAT" ]; then echo "Using $(DEMO_STORE) as you left it (make demo-reset starts over)."; fi
+	@if [ -d "$(DEMO_DATA)" ]; then \
+		$(BIN) import --store "$(DEMO_STORE)" "$(DEMO_DATA)" 2>&1 >/dev/null | grep -v 'nothing new$$' || true; \
+	elif $(BIN) new --store "$(DEMO_STORE)" --title "A sample session" sample >/dev/null 2>&1; then \
+		$(BIN) append --store "$(DEMO_STORE)" sample "What is sessfs?"; \
+		$(BIN) append --store "$(DEMO_STORE)" --role assistant sample "A filesystem of agent sessions."; \
 	fi
-	@$(BIN) ls --store $(DEMO_STORE)
-	@s=$$($(BIN) ls --store $(DEMO_STORE) --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["name"])'); \
-	echo; echo "Mounted at ./mnt (Ctrl-C unmounts). In another shell, try:"; \
-	echo "  ls mnt"; \
-	echo "  cat mnt/$$s/transcript.md"; \
-	echo "  echo hi >> mnt/$$s/append"; \
-	echo "  mkdir mnt/$$s/branches/try"; \
-	echo "  grep -l session mnt/*/transcript.md"; echo
-	@$(BIN) mount --store $(DEMO_STORE) $(DEMO_MNT)
+	@$(BIN) ls --store "$(DEMO_STORE)"
+	@s=$$($(BIN) ls --store "$(DEMO_STORE)" --json | sed -n 's/^    "name": "\(.*\)",$$/\1/p' | head -n 1); \
+	m='$(patsubst $(CURDIR)/%,%,$(DEMO_MNT))'; \
+	echo; echo "Mounted at $$m (Ctrl-C unmounts). In another shell, try:"; \
+	echo "  ls $$m"; \
+	echo "  cat '$$m/$$s/transcript.md'"; \
+	echo "  echo hi >> '$$m/$$s/append'"; \
+	echo "  mkdir '$$m/$$s/branches/try'"; \
+	echo "  grep -l session $$m/*/transcript.md"; echo
+	@$(BIN) mount --store "$(DEMO_STORE)" "$(DEMO_MNT)"
+
+# Starts the demo over: deletes the demo store (only if it is one), then
+# runs demo.
+demo-reset:
+	@if mountpoint -q "$(DEMO_MNT)" 2>/dev/null; then echo "$(DEMO_MNT) is still mounted: run $(BIN) umount $(DEMO_MNT)"; exit 1; fi
+	@if [ -e "$(DEMO_STORE)" ] && [ ! -f "$(DEMO_STORE)/FORMAT" ]; then echo "$(DEMO_STORE) is not a sessfs store: not deleting it"; exit 1; fi
+	rm -rf "$(DEMO_STORE)"
+	@$(MAKE) --no-print-directory demo
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
@@ -80,6 +92,8 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed: make fmt'; exit 1; }
 
+# Build outputs only: the demo store holds what you added to it (make
+# demo-reset deletes it).
 clean:
-	rm -rf bin $(DEMO_STORE) bench
+	rm -rf bin bench
 	-rmdir $(DEMO_MNT) 2>/dev/null
