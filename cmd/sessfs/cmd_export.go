@@ -28,7 +28,8 @@ func runExport(args []string) int {
   html      one self-contained page (no script, nothing loaded from the network)
   json      one JSON document: meta, branches, and the branch's messages
   jsonl     the branch's messages, one a line, as messages.jsonl
-  original  an imported session's source file, byte for byte as the agent wrote it
+  original  an imported session's source file, byte for byte as the agent wrote
+            it; messages added in sessfs are left out, and stderr says how many
 With --branch, that branch (default: the default branch; not for original).
 With --redact, secrets are masked: API keys, tokens, passwords in URLs, private
 keys (see README, Redaction). FILE is written whole or not at all.`)

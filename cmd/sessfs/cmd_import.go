@@ -22,14 +22,19 @@ func runImport(args []string) int {
 	c := newCLI("import", "[--format claude-code|codex|auto] PATH...",
 		"Imports sessions written by Claude Code (~/.claude/projects/*/*.jsonl) or Codex\n"+
 			"(~/.codex/sessions/**/rollout-*.jsonl): files, or folders searched for *.jsonl.\n"+
-			"Prints the name of each session it creates or updates. Every line of the source\n"+
-			"is stored, with its bytes under \"source\" (lines that are not messages, such as\n"+
-			"summaries and UI events, as messages of role \"event\", left out of transcripts),\n"+
-			"so `sessfs export --format original` writes the file back byte for byte.\n"+
-			"Importing a source again stores only what it gained since. A Claude Code rewind's\n"+
-			"abandoned path becomes a branch, rewind-1, …; a subagent's lines a branch\n"+
-			"subagent-1, …, and a subagent's own file (subagents/agent-*.jsonl) a session\n"+
-			"<name>-agent-<id> linked to its session, as a Codex fork is to its origin.")
+			"A file not of the --format named is refused, saying what it looks like.\n"+
+			"Prints the name of each session it creates or updates. A new session is named\n"+
+			"by Claude Code's slug for it (expressive-chasing-pie), else by the first words\n"+
+			"of its title, else by its format and the end of its id; -2, -3, … when taken.\n"+
+			"Every line of the source is stored, with its bytes under \"source\" (lines that\n"+
+			"are not messages, such as summaries and UI events, as messages of role\n"+
+			"\"event\", left out of transcripts), so `sessfs export --format original`\n"+
+			"writes the file back byte for byte. Importing a source again finds its session\n"+
+			"by the source's id, whatever the session is called now, and stores only what\n"+
+			"the source gained since. A Claude Code rewind's abandoned path becomes a\n"+
+			"branch, rewind-1, …; a subagent's lines a branch subagent-1, …, and a\n"+
+			"subagent's own file (subagents/agent-*.jsonl) a session <name>-agent-<id>\n"+
+			"named after its session and linked to it, as a Codex fork is to its origin.")
 	format := c.fs.String("format", "auto", "the source format: claude-code, codex or auto (by content)")
 	rest, code, ok := c.parse(args, 1, -1)
 	if !ok {

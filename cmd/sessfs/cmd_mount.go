@@ -28,7 +28,9 @@ func runMount(args []string) int {
 	c := newCLI("mount", "[-o ro,allow_other] [--debug] [--daemon] [--sync full|none] [--source FORMAT FOLDER] MOUNTPOINT",
 		"Mounts the store at MOUNTPOINT and serves it until unmounted (sessfs umount,\n"+
 			"fusermount3 -u, umount) or interrupted (Ctrl-C, SIGTERM), then exits 0.\n"+
-			"Only the mounting user sees the sessions unless -o allow_other is given.\n\n"+
+			"Only the mounting user sees the sessions unless -o allow_other is given.\n"+
+			"MOUNTPOINT is a folder outside the store where nothing is mounted yet; a\n"+
+			"dead sessfs mount there (its daemon was killed) is cleared first.\n\n"+
 			"With --source claude-code|codex|auto FOLDER, mounts another agent's folder\n"+
 			"(~/.claude/projects, ~/.codex/sessions) instead, read-only, through the same tree,\n"+
 			"following the agent as it writes (within a second). Nothing goes into your store:\n"+
@@ -287,7 +289,8 @@ func reportReady(mnt string) {
 func runUmount(args []string) int {
 	c := newCLI("umount", "[--lazy] MOUNTPOINT",
 		"Unmounts a sessfs mount, a dead one too; its `sessfs mount` process then\n"+
-			"exits 0. Anything else mounted there is left alone.")
+			"exits 0. A path where no sessfs is mounted is refused, and anything else\n"+
+			"mounted there left alone.")
 	lazy := c.fs.Bool("lazy", false, "detach now, finish when the last user lets go")
 	rest, code, ok := c.parse(args, 1, 1)
 	if !ok {

@@ -8,7 +8,7 @@ import (
 )
 
 func runVersion(args []string) int {
-	c := newCLI("version", "", "Prints the version of sessfs, the store format it reads and writes, and\nthe Go version it was built with.")
+	c := newCLI("version", "", "Prints the version of sessfs, the store format it reads and writes, and\nthe Go version and platform it was built for.")
 	if _, code, ok := c.parse(args, 0, 0); !ok {
 		return code
 	}
