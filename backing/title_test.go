@@ -1,6 +1,10 @@
 package backing
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func title(t *testing.T, s *Session) string {
 	t.Helper()
@@ -60,16 +64,31 @@ func TestTitleFromFirstPrompt(t *testing.T) {
 }
 
 func TestTitleOf(t *testing.T) {
-	for in, want := range map[string]string{
-		"short":                 "short",
-		"  spaced \n\t out  ":   "spaced out",
-		"one two three four":    "one two…",
-		"abcdefghijklmnopqrstu": "abcdefghi…",
-		"one, two three":        "one, two…",
-		"one, twothree":         "one…",
+	long := strings.Repeat("word ", 30) // 150 runes
+	for _, tc := range []struct {
+		name, in string
+		max      int
+		want     string
+	}{
+		{"short", "Fix the parser", 80, "Fix the parser"},
+		{"empty", "", 80, ""},
+		{"whitespace collapses", "  Fix\nthe\t\tparser \n", 80, "Fix the parser"},
+		{"exactly max", "abcde fghij", 11, "abcde fghij"},
+		{"cut at a word boundary", "hello world again", 14, "hello world…"},
+		{"boundary right after the kept part", "hello world again", 12, "hello world…"},
+		{"cut inside the first word", "abcdefghijklmnop", 8, "abcdefg…"},
+		{"separator before the cut goes", "one, two three", 8, "one…"},
+		{"runes, not bytes", "ééééé ééééé ééééé", 12, "ééééé ééééé…"},
+		{"long text", long, 80, strings.TrimSpace(strings.Repeat("word ", 16)) + "…"},
 	} {
-		if got := TitleOf(in, 10); got != want {
-			t.Errorf("TitleOf(%q, 10) = %q, want %q", in, got, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			got := TitleOf(tc.in, tc.max)
+			if got != tc.want {
+				t.Errorf("TitleOf(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+			}
+			if n := utf8.RuneCountInString(got); n > tc.max {
+				t.Errorf("%d runes, more than %d", n, tc.max)
+			}
+		})
 	}
 }

@@ -49,7 +49,7 @@ func TestMountSource(t *testing.T) {
 	if len(names) != len(data)+2 { // and archive/, trash/
 		t.Fatalf("ls of the agent's folder = %q, want its %d sessions", names, len(data))
 	}
-	name := "claude-code-1b6806567e25" // the session id's end, as import names it
+	name := "expressive-chasing-pie" // the session's slug, as import names it
 	transcript := filepath.Join(mnt, name, "transcript.md")
 	if got, want := cat(t, transcript), cli(t, cache, "show", name); got != want || !strings.Contains(got, "Hello world") {
 		t.Fatalf("transcript.md through the source mount:\n%s\nwant:\n%s", got, want)

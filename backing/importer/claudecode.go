@@ -3,6 +3,8 @@ package importer
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 // claudeDecoder reads a Claude Code session file (~/.claude/projects/<dir>/
@@ -178,6 +180,6 @@ func (d *claudeDecoder) finish() *Session {
 			return &d.s
 		}
 	}
-	d.s.Title = cutTitle(d.firstUser, titleMax)
+	d.s.Title = backing.TitleOf(d.firstUser, backing.TitleMax)
 	return &d.s
 }

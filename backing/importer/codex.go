@@ -3,6 +3,8 @@ package importer
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 // codexDecoder reads a Codex rollout (~/.codex/sessions/YYYY/MM/DD/
@@ -239,6 +241,6 @@ func (d *codexDecoder) finish() *Session {
 	if t == "" {
 		t = d.firstUser
 	}
-	d.s.Title = cutTitle(t, titleMax)
+	d.s.Title = backing.TitleOf(t, backing.TitleMax)
 	return &d.s
 }

@@ -1,40 +1,8 @@
 package importer
 
 import (
-	"strings"
 	"testing"
-	"unicode/utf8"
 )
-
-func TestCutTitle(t *testing.T) {
-	long := strings.Repeat("word ", 30) // 150 runes
-	for _, tc := range []struct {
-		name, in string
-		max      int
-		want     string
-	}{
-		{"short", "Fix the parser", 80, "Fix the parser"},
-		{"empty", "", 80, ""},
-		{"whitespace collapses", "  Fix\nthe\t\tparser \n", 80, "Fix the parser"},
-		{"exactly max", "abcde fghij", 11, "abcde fghij"},
-		{"cut at a word boundary", "hello world again", 14, "hello world…"},
-		{"boundary right after the kept part", "hello world again", 12, "hello world…"},
-		{"cut inside the first word", "abcdefghijklmnop", 8, "abcdefg…"},
-		{"separator before the cut goes", "one, two three", 8, "one…"},
-		{"runes, not bytes", "ééééé ééééé ééééé", 12, "ééééé ééééé…"},
-		{"long text", long, 80, strings.TrimSpace(strings.Repeat("word ", 16)) + "…"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := cutTitle(tc.in, tc.max)
-			if got != tc.want {
-				t.Errorf("cutTitle(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
-			}
-			if n := utf8.RuneCountInString(got); n > tc.max {
-				t.Errorf("%d runes, more than %d", n, tc.max)
-			}
-		})
-	}
-}
 
 func TestGeneratedTextIsNoTitle(t *testing.T) {
 	in := lines(
