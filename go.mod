@@ -10,3 +10,5 @@ require (
 )
 
 require github.com/hanwen/go-fuse/v2 v2.12.1
+
+require github.com/yuin/goldmark v1.8.7

@@ -1,10 +1,12 @@
 // Package render turns stored messages into the bytes of sessfs's generated
 // files and exports: transcript.md (Markdown), transcript.html (one
-// self-contained page, html.go), messages.jsonl (one stored line per
+// self-contained page, html.go, which renders the Markdown in messages
+// with goldmark, html_markdown.go), messages.jsonl (one stored line per
 // message) and export.json (one document, document.go); and it masks
 // secrets in any of them (redact.go). shapes.go is the one place that knows
-// the shapes of Anthropic and OpenAI message content; markdown_style.go and
-// html.go say how each part looks.
+// the shapes of Anthropic and OpenAI message content, tools.go what
+// well-known tools take and give back, header.go what a transcript's
+// header holds; markdown_style.go and html.go say how each part looks.
 //
 // Everything here is a pure function of its arguments: no I/O, no FUSE, no
 // clock, no imports of other sessfs packages. The callers (fsnode and cmd)
@@ -22,9 +24,10 @@
 // blank line ("\n\n"), and any code fence a message opens is closed inside
 // that message, so a piece cannot change how the next one renders.
 //
-// transcript.html and export.json add a fixed head and tail around the
-// pieces (HTMLHead/HTMLTail, JSONHead/JSONTail); a stored line of role
-// "event" renders as an empty piece.
+// transcript.md opens with a header (MarkdownHead); transcript.html and
+// export.json add a head and tail around the pieces (HTMLHeadFor/HTMLTail,
+// JSONHead/JSONTail). A head depends on the session, never on a message. A
+// stored line of role "event" renders as an empty piece.
 //
 // This is what makes byte-range reads cheap: the filesystem caches each
 // piece's length, finds the messages a read(2) at some offset covers, and

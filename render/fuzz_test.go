@@ -17,6 +17,11 @@ func FuzzMarkdown(f *testing.F) {
 		`{"role":"tool","tool_call_id":"c","content":[{"type":"text","text":"~~~"}]}`,
 		"{\"role\":\"user\",\"content\":\"```` x\\n  ~~~\"}",
 		`{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"n","arguments":"[]"}}]}`,
+		`{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"TodoWrite","input":{"todos":[{"content":"a","status":"in_progress"}]}},{"type":"web_search_call","id":"w","action":{"type":"find","pattern":"p","url":"u"}}]}`,
+		`{"role":"assistant","content":[{"type":"custom_tool_call","name":"apply_patch","call_id":"c","input":"*** Add File: a` + "```" + `\n"},{"type":"thinking","thinking":"","signature":"s"}]}`,
+		`{"role":"tool","content":[{"type":"function_call_output","call_id":"c","output":"{\"output\":\"` + "```" + `\",\"metadata\":{\"exit_code\":1}}"}]}`,
+		`{"role":"user","context":"compaction","content":"` + "```" + `\nopen"}`,
+		`{"role":"developer","context":"a\nb_*","content":"x"}`,
 		`[]`,
 		``,
 	}

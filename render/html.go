@@ -22,38 +22,56 @@ import (
 // filesystem can serve byte ranges by rendering only the pieces a read
 // covers.
 //
-// The page is self-contained and inert: inline CSS only, no script, no
-// external resources, and a Content-Security-Policy that forbids loading
-// anything. Everything taken from a message is HTML-escaped and shown as
-// text; Markdown is not rendered, URLs are not made into links, and images
-// are described rather than embedded.
+// The page is self-contained and inert: inline CSS only, no script, and a
+// Content-Security-Policy that forbids loading anything but data: images.
+// Text written by a user or a model is Markdown and is rendered as such
+// (html_markdown.go), raw HTML in it shown as text; output, inputs and
+// everything else taken from a message are HTML-escaped and shown as
+// text. Small images in a message are drawn from data: URLs; other
+// images are described.
 //
 // Markup, for styling and for tools that read the file:
 //
+//	<h1>…</h1><dl class="session">…</dl>         the title and header (HTMLHeadFor)
 //	<h2 id="turn-N">Turn N</h2>                 a turn start
 //	<article class="msg ROLE">                   one message; ROLE is user,
-//	                                             assistant, system, developer,
-//	                                             tool, other or unreadable
+//	                                             assistant, system, tool,
+//	                                             other or unreadable
 //	  <header><span class="role">…</span> · <span class="ts">…</span></header>
-//	  <div class="text">…</div>                  text (white-space: pre-wrap)
+//	  <div class="text">…</div>                  text, its Markdown rendered
 //	  <div class="refusal">…</div>               a model's refusal
 //	  <details class="thinking">…</details>      thinking / reasoning
-//	  <details class="tool-call">…</details>     a tool call, input in <pre>
+//	  <p class="note">(encrypted thinking)</p>   reasoning with nothing to read
+//	  <details class="tool-call">                a tool call, input in <pre>
+//	    <summary>tool call: NAME <code class="arg">…</code> …</summary>
+//	  <details class="tool-call todos" open>     a to-do list, <ul class="todos">
 //	  <details class="tool-result [error]">…</details>
-//	  <p class="media">[image: …]</p>            an image, document or file
+//	  <img class="media" src="data:…" alt="…">   a small image
+//	  <p class="media">[image: …]</p>            any other image, document or file
 //	  <pre class="json">…</pre>                  a shape render does not know
 //	  <p class="note">(empty)</p>                a remark of render's own
 //	</article>
+//	<article class="msg context">               injected context, collapsed in
+//	  <details class="context">…</details>       <details>, its kind and size
+//	</article>                                   on the summary line
+//	<article class="msg compaction">…</article>  a compaction: a marker, the
+//	                                             summary in <details>
 //
-// System and developer messages also carry the class "instructions", a
-// badge in the header, and their content collapsed in
-// <details class="instructions">.
+// System messages also carry the class "instructions", a badge in the
+// header, and their content collapsed in <details class="instructions">.
 
-// HTMLHead is the start of transcript.html: doctype, <head> with the title
-// and an inline <style>, and the opening of <body>/<main>. title is plain
-// text; it is escaped here.
+// HTMLHead is the start of transcript.html with a title alone (see
+// HTMLHeadFor).
 func HTMLHead(title string) []byte {
-	t := htmlEscape(oneLine(title))
+	return HTMLHeadFor(Header{Title: title})
+}
+
+// HTMLHeadFor is the start of transcript.html: doctype, <head> with the
+// title and an inline <style>, the opening of <body>/<main>, and the
+// header: the title, then the header's fields as a <dl>. Values are plain
+// text; they are escaped here.
+func HTMLHeadFor(h Header) []byte {
+	t := htmlEscape(oneLine(h.Title))
 	var b strings.Builder
 	b.WriteString("<!doctype html>\n<html lang=\"en\">\n<head>\n")
 	b.WriteString("<meta charset=\"utf-8\">\n")
@@ -64,6 +82,17 @@ func HTMLHead(title string) []byte {
 	b.WriteString("<style>\n" + htmlCSS + "</style>\n")
 	b.WriteString("</head>\n<body>\n<main>\n")
 	b.WriteString("<h1>" + t + "</h1>\n")
+	if fs := h.fields(); len(fs) > 0 {
+		b.WriteString("<dl class=\"session\">\n")
+		for _, f := range fs {
+			v := htmlEscape(oneLine(f.value))
+			if f.code {
+				v = "<code>" + v + "</code>"
+			}
+			b.WriteString("<dt>" + f.name + "</dt><dd>" + v + htmlEscape(f.more) + "</dd>\n")
+		}
+		b.WriteString("</dl>\n")
+	}
 	return []byte(b.String())
 }
 
@@ -72,8 +101,7 @@ func HTMLTail() []byte {
 	return []byte("</main>\n</body>\n</html>\n")
 }
 
-// htmlCSP allows nothing but the inline style sheet (and data: images,
-// though render embeds none).
+// htmlCSP allows nothing but the inline style sheet and data: images.
 const htmlCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 // htmlCSS is the page's only style sheet. It holds no "<", so it cannot
@@ -111,7 +139,30 @@ h2 { font-size: 1.15rem; margin: 2.5rem 0 .75rem; padding-bottom: .3rem;
 .badge { display: inline-block; margin-left: .4rem; padding: 0 .45rem; font-size: .75rem;
   border: 1px solid var(--instr-border); border-radius: 1rem; }
 .id { color: var(--muted); font-weight: normal; }
-.text { white-space: pre-wrap; margin: .35rem 0; }
+.text { margin: .35rem 0; }
+.text > :first-child { margin-top: 0; }
+.text > :last-child { margin-bottom: 0; }
+.text p, .text ul, .text ol, .text table, .text blockquote { margin: .5rem 0; }
+.text.plain, .text .raw { white-space: pre-wrap; }
+.text h3, .text h4, .text h5, .text h6 { margin: .9rem 0 .4rem; }
+.text h3 { font-size: 1.15rem; } .text h4 { font-size: 1.05rem; } .text h5, .text h6 { font-size: 1rem; }
+.text table { border-collapse: collapse; }
+.text th, .text td { border: 1px solid var(--border); padding: .25rem .6rem; }
+.text th { background: var(--box); }
+.text blockquote { margin-left: 0; padding-left: .8rem; border-left: 3px solid var(--border); color: var(--muted); }
+.text code, summary code { background: var(--box); padding: .05rem .3rem; border-radius: 4px; }
+.text pre code { background: none; padding: 0; }
+summary .arg { color: var(--fg); }
+img.media { display: block; max-width: 100%; max-height: 40rem; margin: .35rem 0;
+  border: 1px solid var(--border); border-radius: 6px; }
+ul.todos { list-style: none; padding-left: .5rem; margin: .35rem 0; }
+ul.todos .done { color: var(--muted); }
+.msg.context { padding: .15rem .9rem; border-style: dashed; }
+.msg.compaction { border: 2px dashed var(--accent); }
+.msg.compaction .role { color: var(--accent); }
+dl.session { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem;
+  margin: 0 0 1.5rem; font-size: .9rem; color: var(--muted); }
+dl.session dd { margin: 0; color: var(--fg); overflow-wrap: anywhere; }
 .refusal { border-left: 3px solid var(--error); padding-left: .6rem; }
 .label, .note { color: var(--muted); font-style: italic; margin: .35rem 0; }
 .media { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
@@ -148,8 +199,16 @@ func HTML(m Message) []byte {
 	if isEvent(o) {
 		return []byte(b.String())
 	}
+	switch k := contextKind(o); {
+	case k == "compaction":
+		b.WriteString(htmlCompaction(o))
+		return []byte(b.String())
+	case k != "":
+		b.WriteString(htmlContext(k, o))
+		return []byte(b.String())
+	}
 	name, class := htmlRole(o)
-	instructions := class == "system" || class == "developer"
+	instructions := class == "system"
 	if instructions {
 		class += " instructions"
 	}
@@ -161,9 +220,7 @@ func HTML(m Message) []byte {
 		if instructions {
 			b.WriteString("<span class=\"badge\">instructions</span>")
 		}
-		if ts, ok := o.str("ts"); ok && ts != "" {
-			b.WriteString(" · <span class=\"ts\">" + htmlEscape(htmlTS(ts)) + "</span>")
-		}
+		b.WriteString(htmlTSPart(o))
 		b.WriteString("</header>\n")
 	}
 	content := body(o, htmlStyle{})
@@ -176,13 +233,38 @@ func HTML(m Message) []byte {
 	return []byte(b.String())
 }
 
+// htmlTSPart is " · <time>" for a message's header, or "" when it has no
+// time.
+func htmlTSPart(o object) string {
+	if ts, ok := o.str("ts"); ok && ts != "" {
+		return " · <span class=\"ts\">" + htmlEscape(htmlTS(ts)) + "</span>"
+	}
+	return ""
+}
+
+// htmlContext is injected context collapsed: its kind and size on the
+// summary line, its content inside.
+func htmlContext(kind string, o object) string {
+	return "<article class=\"msg context\">\n<details class=\"context\"><summary>context: " +
+		htmlEscape(shorten(kind)) + " · " + sizeText(contentSize(o["content"])) + htmlTSPart(o) + "</summary>\n" +
+		body(o, htmlStyle{}) + "\n</details>\n</article>\n"
+}
+
+// htmlCompaction marks where the conversation was compacted, with the
+// summary the agent went on from collapsed below.
+func htmlCompaction(o object) string {
+	return "<article class=\"msg compaction\">\n<header><span class=\"role\">compaction</span>" + htmlTSPart(o) +
+		"</header>\n<details class=\"compaction\"><summary>summary · " + sizeText(contentSize(o["content"])) + "</summary>\n" +
+		body(o, htmlStyle{}) + "\n</details>\n</article>\n"
+}
+
 // htmlRole returns the role's name for a reader, the same as Markdown's
 // label (roleName), and a class for styling: one of a fixed set, since the
 // role itself is arbitrary text.
 func htmlRole(o object) (name, class string) {
 	role, _ := o.str("role")
 	switch role {
-	case "system", "developer", "user", "assistant":
+	case "system", "user", "assistant":
 		class = role
 	case "tool":
 		class = "tool"
@@ -223,19 +305,15 @@ func (htmlStyle) note(s string) string { return htmlNote("(" + s + ")") }
 func (htmlStyle) refusal(s string) string {
 	return "<div class=\"refusal\"><p class=\"label\">refusal</p>" + htmlText(s) + "</div>"
 }
-func (htmlStyle) media(typ string, b object) (string, bool) { return htmlMedia(typ, b) }
-func (htmlStyle) join(parts []string) string                { return htmlJoin(parts) }
+func (htmlStyle) join(parts []string) string { return htmlJoin(parts) }
 
 // thinking is collapsed in a <details>.
-func (h htmlStyle) thinking(parts []string, encrypted bool) string {
-	var inner string
-	if strings.Join(parts, "") != "" {
-		inner = htmlJoin(parts)
-	} else if encrypted {
-		inner = h.note("encrypted")
-	}
-	return htmlThinking(inner)
+func (htmlStyle) thinking(parts []string) string {
+	return "<details class=\"thinking\"><summary>thinking</summary>\n" + htmlJoin(parts) + "\n</details>"
 }
+
+// hiddenThinking is one line: there is nothing to unfold.
+func (h htmlStyle) hiddenThinking(why string) string { return h.note(why + " thinking") }
 
 // htmlJoin puts non-empty parts one per line, or says the message is empty.
 func htmlJoin(parts []string) string {
@@ -251,76 +329,79 @@ func htmlJoin(parts []string) string {
 	return strings.Join(kept, "\n")
 }
 
-// htmlThinking wraps rendered thinking in a collapsed <details>.
-func htmlThinking(inner string) string {
-	if inner == "" {
-		inner = htmlNote("(empty)")
-	}
-	return "<details class=\"thinking\"><summary>thinking</summary>\n" + inner + "\n</details>"
-}
-
-// toolCall is a collapsed <details> whose summary names the tool, with
-// the input inside.
-func (htmlStyle) toolCall(name, id, input string) string {
-	summary := "tool call"
-	if name != "" {
-		summary += ": " + htmlEscape(oneLine(name))
-	}
-	summary += htmlID(id)
+// toolCall is a collapsed <details> whose summary names the tool and what
+// it acts on (a command, a path), with the input inside.
+func (htmlStyle) toolCall(name, id, arg, input string) string {
 	if input == "" {
 		input = htmlNote("(no input)")
 	}
-	return "<details class=\"tool-call\"><summary>" + summary + "</summary>\n" + input + "\n</details>"
+	return "<details class=\"tool-call\"><summary>" + htmlCallSummary(name, id, arg) + "</summary>\n" + input + "\n</details>"
+}
+
+// htmlCallSummary is "tool call: NAME <code class="arg">ARG</code> · ID".
+func htmlCallSummary(name, id, arg string) string {
+	s := "tool call"
+	if name != "" {
+		s += ": " + htmlEscape(oneLine(name))
+	}
+	if arg != "" {
+		s += " <code class=\"arg\">" + htmlEscape(arg) + "</code>"
+	}
+	return s + htmlID(id)
+}
+
+// todoCall shows a to-do list open, as the agent's screen does: done
+// items ticked, the one in progress in bold.
+func (htmlStyle) todoCall(name, id, explanation string, list []todo) string {
+	var b strings.Builder
+	b.WriteString("<details class=\"tool-call todos\" open=\"\"><summary>" + htmlCallSummary(name, id, "") + "</summary>\n")
+	if t := htmlText(explanation); t != "" {
+		b.WriteString(t + "\n")
+	}
+	b.WriteString("<ul class=\"todos\">\n")
+	for _, t := range list {
+		text := htmlEscape(oneLine(t.text))
+		switch t.status {
+		case "completed":
+			b.WriteString("<li class=\"done\">☑ " + text + "</li>\n")
+		case "in_progress":
+			b.WriteString("<li class=\"doing\">☐ <strong>" + text + "</strong> (in progress)</li>\n")
+		default:
+			b.WriteString("<li>☐ " + text + "</li>\n")
+		}
+	}
+	b.WriteString("</ul>\n</details>")
+	return b.String()
 }
 
 // toolResult is a collapsed <details> with the output inside: text in
-// <pre> (it is file contents, command output…, not prose), images as
-// references, anything else as JSON.
-func (htmlStyle) toolResult(id string, isError bool, parts []string) string {
+// <pre> (it is file contents, command output…, not prose), images drawn
+// or described, anything else as JSON. Its summary says how it failed.
+func (htmlStyle) toolResult(id, failure string, parts []string) string {
 	class, summary := "tool-result", "tool result"
-	if isError {
-		class, summary = "tool-result error", "tool result (error)"
+	if failure != "" {
+		class, summary = "tool-result error", "tool result ("+htmlEscape(failure)+")"
 	}
 	summary += htmlID(id)
 	return "<details class=\"" + class + "\"><summary>" + summary + "</summary>\n" +
 		htmlJoin(parts) + "\n</details>"
 }
 
-// htmlMedia describes an image, document or file block in one line of
-// text, as media does for Markdown: "[image: image/png, 12 KB]". Nothing is
-// embedded or linked: base64 data is only measured, and a URL is shown as
-// text, so the page makes no requests and stays small.
-func htmlMedia(typ string, b object) (string, bool) {
-	r, ok := parseMedia(typ, b)
-	if !ok {
-		return "", false
+// media draws a small image from its data: URL, and describes anything
+// else in one line, "[image: image/png, 3.0 MB — not shown; see
+// export.json]": a URL is shown as text and never loaded.
+func (htmlStyle) media(r mediaRef) string {
+	d := r.describe(oneLine)
+	if src, ok := r.dataURL(); ok {
+		return "<img class=\"media\" src=\"" + src + "\" alt=\"" + htmlEscape(d) + "\">"
 	}
-	return "<p class=\"media\">" + htmlEscape(r.describe(oneLine, htmlSized)) + "</p>", true
-}
-
-// htmlSized is "image/png, 12 KB": the media type (omitted when unknown)
-// and the size of the data, decoded when it is base64.
-func htmlSized(mediaType, data string, base64 bool) string {
-	n := len(data)
-	if base64 {
-		n = len(strings.TrimRight(data, "=")) * 3 / 4
-	}
-	s := htmlSize(n)
-	if mediaType != "" {
-		s = oneLine(mediaType) + ", " + s
-	}
-	return s
-}
-
-// htmlSize formats a byte count for a reader: "512 bytes", "12 KB", "3.4 MB".
-func htmlSize(n int) string {
 	switch {
-	case n < 1024:
-		return strconv.Itoa(n) + " bytes"
-	case n < 1024*1024:
-		return strconv.Itoa((n+512)/1024) + " KB"
+	case r.inline:
+		d += " — not shown; see export.json"
+	case r.url != "":
+		d += " — not loaded"
 	}
-	return strconv.FormatFloat(float64(n)/(1024*1024), 'f', 1, 64) + " MB"
+	return "<p class=\"media\">" + htmlEscape("["+d+"]") + "</p>"
 }
 
 // htmlID is a call id for a summary line, or "" when there is none.
@@ -331,9 +412,9 @@ func htmlID(id string) string {
 	return " <span class=\"id\">· " + htmlEscape(oneLine(id)) + "</span>"
 }
 
-// htmlText shows text written by a user or a model as it is written, in a
-// pre-wrap <div>: Markdown is not rendered, and nothing becomes a link.
-// Leading blank lines and trailing white space go; "" for blank text.
+// htmlText shows text written by a user or a model, its Markdown rendered
+// (html_markdown.go). Leading blank lines and trailing white space go; ""
+// for blank text. Text over maxMarkdown is shown as written.
 func htmlText(s string) string {
 	s = strings.TrimRight(s, " \t\r\n")
 	if s == "" {
@@ -342,7 +423,10 @@ func htmlText(s string) string {
 	if i := strings.LastIndexAny(s[:len(s)-len(strings.TrimLeft(s, " \t\r\n"))], "\r\n"); i >= 0 {
 		s = s[i+1:]
 	}
-	return "<div class=\"text\">" + htmlEscape(s) + "</div>"
+	if len(s) > maxMarkdown {
+		return "<div class=\"text plain\">" + htmlEscape(s) + "</div>"
+	}
+	return "<div class=\"text\">" + markdownHTML(htmlClean(s)) + "</div>"
 }
 
 // htmlPre shows s verbatim in a <pre>. The newline after <pre> is the one
@@ -370,11 +454,16 @@ func htmlNote(s string) string {
 	return "<p class=\"note\">" + s + "</p>"
 }
 
-// htmlEscape makes s safe as HTML text or a quoted attribute value: invalid
-// UTF-8 becomes U+FFFD, control characters that a browser would not show
-// become visible symbols (ESC as ␛, so terminal colour codes can be seen),
-// and <, >, &, ' and " become character references.
+// htmlEscape makes s safe as HTML text or a quoted attribute value
+// (htmlClean), and <, >, &, ' and " become character references.
 func htmlEscape(s string) string {
+	return html.EscapeString(htmlClean(s))
+}
+
+// htmlClean makes s text a browser shows as it is: invalid UTF-8 becomes
+// U+FFFD, and control characters that a browser would not show become
+// visible symbols (ESC as ␛, so terminal colour codes can be seen).
+func htmlClean(s string) string {
 	clean := true
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -384,28 +473,28 @@ func htmlEscape(s string) string {
 		}
 		i += size
 	}
-	if !clean {
-		var b strings.Builder
-		b.Grow(len(s))
-		for i := 0; i < len(s); {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			switch {
-			case r == utf8.RuneError && size == 1:
-				b.WriteRune(utf8.RuneError)
-			case r < 0x20:
-				b.WriteRune(0x2400 + r) // ␀ … ␟
-			case r == 0x7f:
-				b.WriteRune(0x2421) // ␡
-			case htmlControl(r):
-				b.WriteRune(utf8.RuneError)
-			default:
-				b.WriteRune(r)
-			}
-		}
-		s = b.String()
+	if clean {
+		return s
 	}
-	return html.EscapeString(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteRune(utf8.RuneError)
+		case r < 0x20:
+			b.WriteRune(0x2400 + r) // ␀ … ␟
+		case r == 0x7f:
+			b.WriteRune(0x2421) // ␡
+		case htmlControl(r):
+			b.WriteRune(utf8.RuneError)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // htmlControl reports whether r is a control character that HTML does not

@@ -9,27 +9,40 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
-// htmlPieceTags are the elements a piece may hold; htmlDocTags adds those
-// of the head and tail. Anything else, <script> above all, fails the check.
+// htmlPieceTags are the elements a piece may hold: render's own and those
+// goldmark writes for Markdown; htmlDocTags adds those of the head and
+// tail. Anything else, <script> above all, fails the check. htmlVoid are
+// the ones without an end tag.
 var (
 	htmlPieceTags = map[string]bool{
 		"h2": true, "article": true, "header": true, "span": true, "div": true,
-		"p": true, "details": true, "summary": true, "pre": true,
+		"p": true, "details": true, "summary": true, "pre": true, "code": true,
+		"em": true, "strong": true, "del": true, "ul": true, "ol": true, "li": true,
+		"table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true,
+		"blockquote": true, "h3": true, "h4": true, "h5": true, "h6": true,
+		"a": true, "img": true, "br": true, "hr": true, "input": true,
 	}
 	htmlDocTags = map[string]bool{
 		"html": true, "head": true, "meta": true, "title": true, "style": true,
-		"body": true, "main": true, "h1": true,
+		"body": true, "main": true, "h1": true, "dl": true, "dt": true, "dd": true,
 	}
+	htmlVoid  = map[string]bool{"meta": true, "img": true, "br": true, "hr": true, "input": true}
 	htmlAttrs = map[string]bool{
 		"class": true, "id": true, "lang": true, "charset": true,
-		"http-equiv": true, "name": true, "content": true,
+		"http-equiv": true, "name": true, "content": true, "open": true,
+		"align": true, "start": true, "title": true, "alt": true,
+		"checked": true, "disabled": true, "type": true,
+		"href": true, "rel": true, "src": true, // checked by checkURLAttrs
 	}
-	htmlEntities = []string{"&lt;", "&gt;", "&amp;", "&#39;", "&#34;"}
+	htmlEntities = []string{"&lt;", "&gt;", "&amp;", "&#39;", "&#34;", "&quot;"}
 )
 
 // checkHTML is a small checker for the HTML render writes: every "<" starts
@@ -88,13 +101,13 @@ func checkHTML(s string, doc bool) error {
 		if !allowed(name) {
 			return fmt.Errorf("tag <%s> not allowed at %d: %q", name, start, around(s, start))
 		}
-		if err := checkAttrs(attrs); err != nil {
+		if err := checkAttrs(name, attrs); err != nil {
 			return fmt.Errorf("<%s> at %d: %v", name, start, err)
 		}
-		switch name {
-		case "meta": // void
+		switch {
+		case htmlVoid[name]:
 			continue
-		case "style": // raw text: skip to its end tag
+		case name == "style": // raw text: skip to its end tag
 			j := strings.Index(s[i:], "</style>")
 			if j < 0 || strings.Contains(s[i:i+j], "<") {
 				return fmt.Errorf("bad <style> at %d", start)
@@ -110,21 +123,53 @@ func checkHTML(s string, doc bool) error {
 	return nil
 }
 
-// checkAttrs checks a tag's attributes: space-separated name="value".
-func checkAttrs(attrs string) error {
+// checkAttrs checks a tag's attributes: space-separated name="value",
+// no URL but a link's to the web or a mail address, which sends no
+// referrer, and an image's from data.
+func checkAttrs(tag, attrs string) error {
+	have := map[string]string{}
 	for attrs != "" {
 		name, rest, ok := strings.Cut(attrs, `="`)
 		if !ok || !htmlAttrs[name] {
 			return fmt.Errorf("bad attribute in %q", attrs)
 		}
 		value, rest, ok := strings.Cut(rest, `"`)
-		if !ok || strings.ContainsAny(value, "<>&") || strings.Contains(value, "://") {
+		if !ok || strings.ContainsAny(value, "<>") {
 			return fmt.Errorf("bad attribute value in %q", attrs)
 		}
 		if rest != "" && rest[0] != ' ' {
 			return fmt.Errorf("attributes run together in %q", attrs)
 		}
+		have[name] = value
 		attrs = strings.TrimPrefix(rest, " ")
+	}
+	for name, value := range have {
+		switch {
+		case name == "href" && tag == "a":
+			if !(strings.HasPrefix(value, "https://") || strings.HasPrefix(value, "http://") || strings.HasPrefix(value, "mailto:")) {
+				return fmt.Errorf("link to %q", value)
+			}
+			if have["rel"] != "noreferrer nofollow" {
+				return fmt.Errorf("link to %q sends a referrer", value)
+			}
+		case name == "src" && tag == "img":
+			if !strings.HasPrefix(value, "data:image/") {
+				return fmt.Errorf("image from %q", value)
+			}
+		case name == "href" || name == "src":
+			return fmt.Errorf("%s on <%s>", name, tag)
+		case strings.Contains(value, "://"):
+			return fmt.Errorf("bad attribute value %q", value)
+		}
+		for i := strings.IndexByte(value, '&'); i >= 0; i = strings.IndexByte(value, '&') {
+			if !slices.ContainsFunc(htmlEntities, func(e string) bool { return strings.HasPrefix(value[i:], e) }) {
+				return fmt.Errorf("bare & in attribute value %q", value)
+			}
+			value = value[i+1:]
+		}
+	}
+	if tag == "a" && have["href"] == "" {
+		return fmt.Errorf("a link without an address")
 	}
 	return nil
 }
@@ -177,13 +222,13 @@ var htmlShapes = []struct {
 		want: []string{
 			"<h2 id=\"turn-1\">Turn 1</h2>\n<article class=\"msg user\">\n",
 			`<span class="role">user</span> · <span class="ts">2026-11-22 11:25:03 UTC</span>`,
-			`<div class="text">Hello **world**</div>`,
+			`<div class="text"><p>Hello <strong>world</strong></p></div>`,
 		},
 	},
 	{
 		name: "continuation has no heading and no time",
 		raw:  `{"role":"assistant","content":"\n\nHi.\n  "}`,
-		want: []string{"<article class=\"msg assistant\">\n<header><span class=\"role\">assistant</span></header>\n<div class=\"text\">Hi.</div>\n</article>\n"},
+		want: []string{"<article class=\"msg assistant\">\n<header><span class=\"role\">assistant</span></header>\n<div class=\"text\"><p>Hi.</p></div>\n</article>\n"},
 		not:  []string{"<h2", `class="ts"`},
 	},
 	{
@@ -198,18 +243,34 @@ var htmlShapes = []struct {
 		want: []string{
 			`<article class="msg system instructions">`,
 			`<span class="role">system prompt</span><span class="badge">instructions</span>`,
-			"<details class=\"instructions\"><summary>system prompt</summary>\n<div class=\"text\">Be brief.</div>\n</details>",
+			"<details class=\"instructions\"><summary>system prompt</summary>\n<div class=\"text\"><p>Be brief.</p></div>\n</details>",
 		},
 		not: []string{"<details class=\"instructions\" open"},
 	},
 	{
-		name: "developer with input_text",
-		raw:  `{"role":"developer","content":[{"type":"input_text","text":"Rules."}]}`,
+		name: "developer is instructions, collapsed context",
+		raw:  `{"role":"developer","content":[{"type":"input_text","text":"Rules."}],"ts":"2026-11-22T11:25:03Z"}`,
 		want: []string{
-			`<article class="msg developer instructions">`,
-			`<span class="role">developer</span>`,
-			"<details class=\"instructions\"><summary>developer</summary>",
-			`<div class="text">Rules.</div>`,
+			"<article class=\"msg context\">\n<details class=\"context\"><summary>context: instructions · 6 bytes · <span class=\"ts\">2026-11-22 11:25:03 UTC</span></summary>\n" +
+				"<div class=\"text\"><p>Rules.</p></div>\n</details>\n</article>\n",
+		},
+		not: []string{" open", "<header>"},
+	},
+	{
+		name: "injected context of any kind is collapsed",
+		raw:  `{"role":"user","context":"environment","content":"<environment_context>\n  <cwd>/x</cwd>\n</environment_context>"}`,
+		want: []string{
+			"<details class=\"context\"><summary>context: environment · 60 bytes</summary>",
+			"&lt;environment_context&gt;",
+		},
+		not: []string{"<environment_context>", " open"},
+	},
+	{
+		name: "compaction is a marker with its summary collapsed",
+		raw:  `{"role":"system","context":"compaction","content":"Summary:\n1. **Goal**: fix it","ts":"2026-11-22T11:25:03Z"}`,
+		want: []string{
+			"<article class=\"msg compaction\">\n<header><span class=\"role\">compaction</span> · <span class=\"ts\">2026-11-22 11:25:03 UTC</span></header>\n" +
+				"<details class=\"compaction\"><summary>summary · 28 bytes</summary>\n<div class=\"text\"><p>Summary:</p>\n<ol>\n<li><strong>Goal</strong>: fix it</li>\n</ol></div>\n</details>\n</article>\n",
 		},
 	},
 	{
@@ -230,10 +291,10 @@ var htmlShapes = []struct {
 			`{"type":"text","text":"Reading the file."},` +
 			`{"type":"tool_use","id":"toolu_1","name":"Read","input":{"path":"a<b>.go","n":1.50}}]}`,
 		want: []string{
-			"<details class=\"thinking\"><summary>thinking</summary>\n<div class=\"text\">Let me think.</div>\n</details>",
-			"<details class=\"thinking\"><summary>thinking</summary>\n<p class=\"note\">(redacted)</p>\n</details>",
-			`<div class="text">Reading the file.</div>`,
-			`<details class="tool-call"><summary>tool call: Read <span class="id">· toolu_1</span></summary>`,
+			"<details class=\"thinking\"><summary>thinking</summary>\n<div class=\"text\"><p>Let me think.</p></div>\n</details>",
+			"<p class=\"note\">(redacted thinking)</p>",
+			`<div class="text"><p>Reading the file.</p></div>`,
+			`<details class="tool-call"><summary>tool call: Read <code class="arg">a&lt;b&gt;.go</code> <span class="id">· toolu_1</span></summary>`,
 			"<pre class=\"json\">\n{\n  &#34;path&#34;: &#34;a&lt;b&gt;.go&#34;,\n  &#34;n&#34;: 1.50\n}</pre>",
 		},
 		not: []string{"sig", "<details class=\"thinking\" open"},
@@ -248,13 +309,13 @@ var htmlShapes = []struct {
 			`<article class="msg tool">`,
 			`<span class="role">tool result</span>`,
 			"<details class=\"tool-result\"><summary>tool result <span class=\"id\">· toolu_1</span></summary>\n<pre>\nline 1\nline 2</pre>\n</details>",
-			"<details class=\"tool-result error\"><summary>tool result (error) <span class=\"id\">· toolu_2</span></summary>\n<pre>\nboom</pre>\n<p class=\"media\">[image: image/png, 12 KB]</p>\n</details>",
+			"<details class=\"tool-result error\"><summary>tool result (error) <span class=\"id\">· toolu_2</span></summary>\n<pre>\nboom</pre>\n" +
+				`<img class="media" src="data:image/png;base64,` + strings.Repeat("A", 16384) + `" alt="image: image/png, 12 KB">` + "\n</details>",
 			"<p class=\"note\">(no output)</p>",
 		},
-		not: []string{"AAAA", "<img", "data:image"},
 	},
 	{
-		name: "images and documents are described, never embedded",
+		name: "images too big, remote or not drawable are described, never loaded",
 		raw: `{"role":"user","content":[` +
 			`{"type":"image","source":{"type":"url","url":"https://example.com/cat.png?a=1&b=2"}},` +
 			`{"type":"image","source":{"type":"file","file_id":"file_1"}},` +
@@ -264,12 +325,12 @@ var htmlShapes = []struct {
 			`{"type":"input_file","filename":"notes.txt","file_data":"data:text/plain,hello"},` +
 			`{"type":"image","source":{"type":"weird"}}]}`,
 		want: []string{
-			`<p class="media">[image: https://example.com/cat.png?a=1&amp;b=2]</p>`,
+			`<p class="media">[image: https://example.com/cat.png?a=1&amp;b=2 — not loaded]</p>`,
 			`<p class="media">[image: file file_1]</p>`,
-			`<p class="media">[document: application/pdf, 3 bytes]</p>`,
-			`<p class="media">[image: image/jpeg, 3.0 MB]</p>`,
-			`<p class="media">[image: http://x.test/i.gif]</p>`,
-			`<p class="media">[file: notes.txt, text/plain, 5 bytes]</p>`,
+			`<p class="media">[document: application/pdf, 3 bytes — not shown; see export.json]</p>`,
+			`<p class="media">[image: image/jpeg, 3.0 MB — not shown; see export.json]</p>`,
+			`<p class="media">[image: http://x.test/i.gif — not loaded]</p>`,
+			`<p class="media">[file: notes.txt, text/plain, 5 bytes — not shown; see export.json]</p>`,
 			"<pre class=\"json\">\n{\n  &#34;type&#34;: &#34;image&#34;,\n  &#34;source&#34;: {\n    &#34;type&#34;: &#34;weird&#34;\n  }\n}</pre>",
 		},
 		not: []string{"BBBB", "<img", "src=", "href="},
@@ -285,13 +346,13 @@ var htmlShapes = []struct {
 			`{"type":"custom_tool_call","name":"apply_patch","call_id":"call_3","input":"*** Begin Patch"},` +
 			`{"type":"refusal","refusal":"I can't."}]}`,
 		want: []string{
-			"<details class=\"thinking\"><summary>thinking</summary>\n<div class=\"text\">Plan the fix.</div>\n<div class=\"text\">Then test.</div>\n</details>",
-			"<details class=\"thinking\"><summary>thinking</summary>\n<p class=\"note\">(encrypted)</p>\n</details>",
-			`<div class="text">Done.</div>`,
-			"<details class=\"tool-call\"><summary>tool call: shell <span class=\"id\">· call_1</span></summary>\n<pre class=\"json\">\n{\n  &#34;cmd&#34;: [\n    &#34;ls&#34;,\n    &#34;-la&#34;\n  ]\n}</pre>\n</details>",
+			"<details class=\"thinking\"><summary>thinking</summary>\n<div class=\"text\"><p>Plan the fix.</p></div>\n<div class=\"text\"><p>Then test.</p></div>\n</details>",
+			"<p class=\"note\">(encrypted thinking)</p>",
+			`<div class="text"><p>Done.</p></div>`,
+			"<details class=\"tool-call\"><summary>tool call: shell <code class=\"arg\">ls -la</code> <span class=\"id\">· call_1</span></summary>\n<pre class=\"json\">\n{\n  &#34;cmd&#34;: [\n    &#34;ls&#34;,\n    &#34;-la&#34;\n  ]\n}</pre>\n</details>",
 			"<summary>tool call: apply <span class=\"id\">· call_2</span></summary>\n<pre>\nnot json</pre>",
 			"<summary>tool call: apply_patch <span class=\"id\">· call_3</span></summary>\n<pre>\n*** Begin Patch</pre>",
-			`<div class="refusal"><p class="label">refusal</p><div class="text">I can&#39;t.</div></div>`,
+			`<div class="refusal"><p class="label">refusal</p><div class="text"><p>I can't.</p></div></div>`,
 		},
 		not: []string{"gAAA"},
 	},
@@ -301,7 +362,7 @@ var htmlShapes = []struct {
 			`{"type":"function_call_output","call_id":"call_1","output":"ok\n"}]}`,
 		want: []string{
 			`<article class="msg user">`,
-			`<div class="text">Fix it.</div>`,
+			`<div class="text"><p>Fix it.</p></div>`,
 			"<details class=\"tool-result\"><summary>tool result <span class=\"id\">· call_1</span></summary>\n<pre>\nok\n</pre>\n</details>",
 		},
 	},
@@ -338,7 +399,7 @@ var htmlShapes = []struct {
 		want: []string{
 			"<pre class=\"json\">\n{\n  &#34;type&#34;: &#34;future&#34;,\n  &#34;x&#34;: [\n    1,\n    2\n  ]\n}</pre>",
 			"<pre class=\"json\">\n42</pre>",
-			`<div class="text">bare string</div>`,
+			`<div class="text"><p>bare string</p></div>`,
 		},
 	},
 	{
@@ -376,10 +437,11 @@ var htmlShapes = []struct {
 		not:  []string{"\x1b", "\x00", "\x7f"},
 	},
 	{
-		name: "links stay text",
+		name: "web links send no referrer, raw HTML is text, remote images are not loaded",
 		raw:  `{"role":"assistant","content":"See [docs](https://evil.test/x) and <a href=\"https://evil.test\">this</a> ![i](http://evil.test/i.png)"}`,
-		want: []string{`See [docs](https://evil.test/x) and &lt;a href=&#34;https://evil.test&#34;&gt;this&lt;/a&gt; ![i](http://evil.test/i.png)`},
-		not:  []string{"<a ", "<img"},
+		want: []string{`<p>See <a href="https://evil.test/x" rel="noreferrer nofollow">docs</a> and &lt;a href=&quot;https://evil.test&quot;&gt;this&lt;/a&gt; ` +
+			`<span class="media">[image: i.png — not loaded; see export.json]</span></p>`},
+		not: []string{"<img", `<a href="https://evil.test"`},
 	},
 }
 
@@ -440,7 +502,7 @@ func TestHTMLHostile(t *testing.T) {
 	}
 	// The full string, quotes included, as text.
 	got := string(HTML(Message{Raw: []byte(`{"role":"user","content":` + h + `}`)}))
-	if !strings.Contains(got, `<div class="text">`+hostileEscaped+`</div>`) {
+	if !strings.Contains(got, `<div class="text"><p class="raw">&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;double&quot; 'single' &lt;/article&gt;&lt;/details&gt;</p></div>`) {
 		t.Errorf("text not escaped as expected:\n%s", got)
 	}
 	if want := "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#34;double&#34; &#39;single&#39; &lt;/article&gt;&lt;/details&gt;"; hostileEscaped != want {
@@ -500,7 +562,7 @@ func checkHTMLDocument(t *testing.T, doc string) {
 	}
 	lower := strings.ToLower(doc)
 	// Text cannot hold "<" (checkHTML), so these could only be tags.
-	for _, bad := range []string{"<script", "<img", "<a ", "<link", "<iframe", "<object", "<embed"} {
+	for _, bad := range []string{"<script", "<link", "<iframe", "<object", "<embed", "<svg", "<form"} {
 		if strings.Contains(lower, bad) {
 			i := strings.Index(lower, bad)
 			t.Errorf("document holds %q: %q", bad, around(doc, i))
@@ -540,32 +602,62 @@ func TestHTMLDocument(t *testing.T) {
 	}
 }
 
+// testPNG is a 16×16 checkerboard, for images drawn inline.
+const testPNG = "iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAJElEQVR42mO4YGAARwYJF+AIlzjDINRAjCJk8cGoYTQeBoUGAGB6SBAa6oyiAAAAAElFTkSuQmCC"
+
+// goldenHeader and goldenMessages are a small conversation with every
+// part a transcript shows, for the golden files of both formats.
+var goldenHeader = Header{
+	Title: "Session 0a1b2c — fix main.go", Agent: "Claude Code", AgentVersion: "2.1.3",
+	Model: "claude-opus-4-5", Cwd: "/home/me/app", GitBranch: "main",
+	Created:      time.Date(2026, 11, 22, 11, 25, 0, 0, time.UTC),
+	LastActivity: time.Date(2026, 11, 22, 11, 31, 30, 0, time.UTC),
+	Branch:       "try", ForkOf: "main", ForkAfterMessage: 9, ForkAfterTurn: 2,
+}
+
+var goldenMessages = []Message{
+	{Turn: 1, Raw: []byte(`{"role":"system","content":"You are a coding agent.\nBe brief.","ts":"2026-11-22T11:25:00Z"}`)},
+	{Raw: []byte(`{"role":"user","context":"environment","content":"<environment_context>\n  <cwd>/home/me/app</cwd>\n</environment_context>","ts":"2026-11-22T11:25:01Z"}`)},
+	{Raw: []byte(`{"role":"user","content":"Why does **main.go** fail? See https://example.com/issue & <this>.","ts":"2026-11-22T11:25:03Z"}`)},
+	{Raw: []byte(`{"role":"assistant","ts":"2026-11-22T11:25:07Z","content":[{"type":"thinking","thinking":"Check the file first."},{"type":"text","text":"Let me look."},{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/src/main.go"}}]}`)},
+	{Raw: []byte(`{"role":"user","ts":"2026-11-22T11:25:08Z","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"package main\n\nfunc main() {\n\tpanic(\"x < y\")\n}\n"}]}`)},
+	{Raw: []byte(`{"role":"assistant","ts":"2026-11-22T11:25:12Z","content":[{"type":"thinking","thinking":"","signature":"EqQB"},{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"go run .","description":"Run it"}}]}`)},
+	{Raw: []byte(`{"role":"user","ts":"2026-11-22T11:25:13Z","content":[{"type":"tool_result","tool_use_id":"toolu_2","is_error":true,"content":[{"type":"text","text":"panic: x < y\n\ngoroutine 1 [running]:"}]}]}`)},
+	{Raw: []byte(`{"role":"assistant","ts":"2026-11-22T11:25:15Z","content":[{"type":"tool_use","id":"toolu_3","name":"TodoWrite","input":{"todos":[{"content":"Find the panic","status":"completed"},{"content":"Remove it","status":"in_progress"},{"content":"Run the tests","status":"pending"}]}}]}`)},
+	{Raw: []byte(`{"role":"assistant","ts":"2026-11-22T11:25:20Z","content":[{"type":"text","text":"### Cause\n\n` + "`main`" + ` panics **on purpose**:\n\n` + "```go\\npanic(\\\"x < y\\\")\\n```" + `\n\n| file | line | fix |\n|:--|--:|---|\n| main.go | 4 | remove it |\n\nRemove that line. <script>alert(1)</script>"}]}`)},
+	{Turn: 2, Raw: []byte(`{"role":"user","ts":"2026-11-22T11:30:00Z","content":[{"type":"input_text","text":"Here is a screenshot."},{"type":"input_image","image_url":"data:image/png;base64,` + testPNG + `"}]}`)},
+	{Raw: []byte(`{"role":"assistant","ts":"2026-11-22T11:30:05Z","content":[{"type":"reasoning","summary":[{"type":"summary_text","text":"Looking at the screenshot."}],"encrypted_content":"gAAAA"},{"type":"function_call","name":"shell","call_id":"call_1","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls -la\"]}"}]}`)},
+	{Raw: []byte(`{"role":"tool","ts":"2026-11-22T11:30:06Z","content":[{"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"ls: cannot access: No such file\\n\",\"metadata\":{\"exit_code\":2}}"}]}`)},
+	{Raw: []byte(`{"role":"assistant","ts":"2026-11-22T11:30:08Z","content":[{"type":"reasoning","summary":[],"encrypted_content":"gAAAA"},{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"go panic on purpose"}},{"type":"custom_tool_call","name":"apply_patch","call_id":"call_2","input":"*** Begin Patch\n*** Update File: main.go\n@@\n-\tpanic(\"x < y\")\n*** End Patch"}]}`)},
+	{Raw: []byte(`{"role":"assistant","ts":"2026-11-22T11:30:09Z","content":[{"type":"future_block","data":{"k":"v"}}]}`)},
+	{Raw: []byte(`{"role":"system","context":"compaction","ts":"2026-11-22T11:31:00Z","content":"The user asked why main.go fails.\n\n1. It panics on purpose.\n2. The line was removed."}`)},
+	{Raw: []byte(`{"role":"user","content":"cut off`)},
+}
+
 // TestHTMLGolden compares a small conversation with testdata/html, which
 // can be opened in a browser to see the page. Set SESSFS_UPDATE_GOLDEN=1 to
 // rewrite it.
 func TestHTMLGolden(t *testing.T) {
-	ms := []Message{
-		{Turn: 1, Raw: []byte(`{"role":"system","content":"You are a coding agent.\nBe brief.","ts":"2026-11-22T11:25:00Z"}`)},
-		{Raw: []byte(`{"role":"user","content":"Why does **main.go** fail? See https://example.com/issue & <this>.","ts":"2026-11-22T11:25:03Z"}`)},
-		{Raw: []byte(`{"role":"assistant","ts":"2026-11-22T11:25:07Z","content":[{"type":"thinking","thinking":"Check the file first."},{"type":"text","text":"Let me look."},{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/src/main.go"}}]}`)},
-		{Raw: []byte(`{"role":"user","ts":"2026-11-22T11:25:08Z","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"package main\n\nfunc main() {\n\tpanic(\"x < y\")\n}\n"}]}`)},
-		{Raw: []byte(`{"role":"assistant","ts":"2026-11-22T11:25:12Z","content":[{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"go run ."}}]}`)},
-		{Raw: []byte(`{"role":"user","ts":"2026-11-22T11:25:13Z","content":[{"type":"tool_result","tool_use_id":"toolu_2","is_error":true,"content":[{"type":"text","text":"panic: x < y\n\ngoroutine 1 [running]:"}]}]}`)},
-		{Raw: []byte(`{"role":"assistant","ts":"2026-11-22T11:25:20Z","content":[{"type":"text","text":"` + "`main`" + ` panics on purpose:\n\n` + "```go\\npanic(\\\"x < y\\\")\\n```" + `\n\nRemove that line."}]}`)},
-		{Turn: 2, Raw: []byte(`{"role":"user","ts":"2026-11-22T11:30:00Z","content":[{"type":"input_text","text":"Here is a screenshot."},{"type":"input_image","image_url":"data:image/png;base64,` + strings.Repeat("iVBO", 3000) + `"}]}`)},
-		{Raw: []byte(`{"role":"assistant","ts":"2026-11-22T11:30:05Z","content":[{"type":"reasoning","summary":[{"type":"summary_text","text":"Looking at the screenshot."}],"encrypted_content":"gAAAA"},{"type":"function_call","name":"shell","call_id":"call_1","arguments":"{\"command\":[\"ls\",\"-la\"]}"}]}`)},
-		{Raw: []byte(`{"role":"user","ts":"2026-11-22T11:30:06Z","content":[{"type":"function_call_output","call_id":"call_1","output":"total 0\n"}]}`)},
-		{Raw: []byte(`{"role":"assistant","ts":"2026-11-22T11:30:09Z","content":[{"type":"future_block","data":{"k":"v"}}]}`)},
-		{Raw: []byte(`{"role":"user","content":"cut off`)},
+	var b strings.Builder
+	b.Write(HTMLHeadFor(goldenHeader))
+	for _, m := range goldenMessages {
+		b.Write(HTML(m))
 	}
-	doc := htmlDocument("Session 0a1b2c — fix main.go", ms)
+	b.Write(HTMLTail())
+	doc := b.String()
 	checkHTMLDocument(t, doc)
-	golden := filepath.Join("testdata", "html", "sample.html")
+	checkGolden(t, filepath.Join("testdata", "html", "sample.html"), doc)
+}
+
+// checkGolden compares got with the file golden, or rewrites the file when
+// SESSFS_UPDATE_GOLDEN is set.
+func checkGolden(t *testing.T, golden, got string) {
+	t.Helper()
 	if os.Getenv("SESSFS_UPDATE_GOLDEN") != "" {
 		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(golden, []byte(doc), 0o644); err != nil {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -573,8 +665,8 @@ func TestHTMLGolden(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (set SESSFS_UPDATE_GOLDEN=1 to create it)", err)
 	}
-	if string(want) != doc {
-		t.Errorf("output differs from %s (set SESSFS_UPDATE_GOLDEN=1 to update)\n%s", golden, doc)
+	if string(want) != got {
+		t.Errorf("output differs from %s (set SESSFS_UPDATE_GOLDEN=1 to update)\n%s", golden, got)
 	}
 }
 
@@ -628,9 +720,13 @@ func TestHTMLRealData(t *testing.T) {
 			}
 			for i, m := range conv {
 				got := string(HTML(m))
+				seen := visibleWords(got)
 				for _, text := range texts[i] {
-					if want := htmlEscape(strings.TrimSpace(text)); !strings.Contains(got, want) {
-						t.Errorf("text %q missing from\n%s", want, got)
+					for _, w := range htmlWord.FindAllString(text, -1) {
+						if !seen[w] && strings.Trim(w, "0123456789") != "" { // a list's numbers are the list's
+							t.Errorf("word %q of %q missing from\n%s", w, text, got)
+							break
+						}
 					}
 				}
 			}
@@ -638,6 +734,27 @@ func TestHTMLRealData(t *testing.T) {
 		})
 	}
 }
+
+// htmlWord is a word of text, as Markdown rendering leaves it.
+var htmlWord = regexp.MustCompile(`[\p{L}\p{N}]+`)
+
+// visibleWords returns the words a reader of an HTML piece sees, with the
+// attributes of its tags (a link's address, a code block's language): the
+// text outside tags, references resolved.
+func visibleWords(s string) map[string]bool {
+	var b strings.Builder
+	for _, tag := range htmlTag.FindAllString(s, -1) {
+		b.WriteString(" " + tag[1:len(tag)-1])
+	}
+	b.WriteString(" " + htmlTag.ReplaceAllString(s, " "))
+	words := map[string]bool{}
+	for _, w := range htmlWord.FindAllString(html.UnescapeString(b.String()), -1) {
+		words[w] = true
+	}
+	return words
+}
+
+var htmlTag = regexp.MustCompile(`<[^>]*>`)
 
 func htmlReadLines(t *testing.T, name string) [][]byte {
 	t.Helper()
@@ -750,6 +867,9 @@ func TestCheckHTML(t *testing.T) {
 		"a < b\n", "a > b\n", "a & b\n", "<div class=x></div>\n",
 		"<div onclick=\"x\"></div>\n", "<div class=\"https://x\"></div>\n", "<SCRIPT></SCRIPT>\n",
 		"<html></html>\n", "<div class=\"a\"class=\"b\"></div>\n",
+		"<a href=\"javascript:x\" rel=\"noreferrer nofollow\">x</a>\n", "<a href=\"https://x\">x</a>\n",
+		"<img src=\"https://x/i.png\">\n", "<img src=\"x.png\">\n", "<div src=\"data:image/png;base64,AA\"></div>\n",
+		"<img src=\"data:image/png;base64,AA\" alt=\"a & b\">\n", "<a rel=\"noreferrer nofollow\">x</a>\n",
 	}
 	for _, s := range bad {
 		if checkHTML(s, false) == nil {
@@ -759,6 +879,7 @@ func TestCheckHTML(t *testing.T) {
 	good := []string{
 		"<div class=\"text\">a &lt; b &amp; c &#39; &#34;</div>\n",
 		"<details class=\"x\"><summary>s</summary>\n<pre>\n</pre>\n</details>\n",
+		"<p><a href=\"https://x.test/?a=1&amp;b=2\" rel=\"noreferrer nofollow\">x</a><img src=\"data:image/png;base64,AA\" alt=\"&lt;i&gt;\"><br></p>\n",
 	}
 	for _, s := range good {
 		if err := checkHTML(s, false); err != nil {
@@ -785,6 +906,11 @@ func FuzzHTML(f *testing.F) {
 		`{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"n","arguments":"[]"}}]}`,
 		"{\"role\":\"user\",\"content\":\"\xff\xfe\\u0000\\u001b\"}",
 		`<ScRiPt>`,
+		`{"role":"assistant","content":"# h\n\n| a |\n|--|\n| <b> |\n\n[x](javascript:alert(1)) ![i](https://e.test/i.png) <img src=x onerror=alert(1)>"}`,
+		`{"role":"assistant","content":"<details><summary>x</summary>\n\n</article>\n\n<!-- c"}`,
+		`{"role":"user","context":"hook","content":"<script>"}`,
+		`{"role":"system","context":"compaction","content":[{"type":"text","text":"- [ ] a\n- [x] b"}]}`,
+		`{"role":"assistant","content":[{"type":"function_call","name":"update_plan","call_id":"c","arguments":"{\"plan\":[{\"step\":\"<s>\",\"status\":\"in_progress\"}]}"}]}`,
 		``,
 	}
 	for i, s := range seeds {

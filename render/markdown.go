@@ -10,9 +10,11 @@ import (
 
 // Markdown returns the transcript.md piece for one message: a "## Turn N"
 // heading when m starts turn N, a label line naming the role and time, then
-// the content. The piece always ends with exactly one blank line, so pieces
-// concatenate into a well-formed document (see the package doc); an
-// event's piece is empty (its turn heading aside, which events never start).
+// the content. Injected context is one short line instead, and a
+// compaction a marker with its summary collapsed. The piece always ends
+// with exactly one blank line, so pieces concatenate into a well-formed
+// document (see the package doc); an event's piece is empty (its turn
+// heading aside, which events never start).
 func Markdown(m Message) []byte {
 	var b strings.Builder
 	if m.Turn > 0 {
@@ -22,11 +24,18 @@ func Markdown(m Message) []byte {
 		if isEvent(o) {
 			return []byte(b.String())
 		}
-		if !o.isTrue("continues") {
-			b.WriteString(label(o))
-			b.WriteString("\n\n")
+		switch k := contextKind(o); {
+		case k == "compaction":
+			b.WriteString(markdownCompaction(o))
+		case k != "":
+			b.WriteString(markdownContext(k, contentSize(o["content"])))
+		default:
+			if !o.isTrue("continues") {
+				b.WriteString(label(o))
+				b.WriteString("\n\n")
+			}
+			b.WriteString(body(o, markdownStyle{}))
 		}
-		b.WriteString(body(o, markdownStyle{}))
 	} else {
 		// The store validates what it writes, but a damaged or foreign line
 		// must still show up readably rather than vanish or break the file.
@@ -60,6 +69,24 @@ func finish(s string) []byte {
 	return bytes.ToValidUTF8([]byte(s), []byte("\uFFFD"))
 }
 
+// markdownContext is injected context in one line, what it is and how
+// big: "_[context: environment, 1.2 KB]_". messages.jsonl has it whole.
+func markdownContext(kind string, size int) string {
+	return "_[context: " + escapeInline(shorten(kind)) + ", " + sizeText(size) + "]_"
+}
+
+// markdownCompaction marks where the conversation was compacted, under a
+// rule so that it shows, with the summary the agent went on from
+// collapsed below.
+func markdownCompaction(o object) string {
+	l := "**compaction**"
+	if ts, ok := o.str("ts"); ok && ts != "" {
+		l += " · " + formatTS(ts)
+	}
+	summary := "summary, " + sizeText(contentSize(o["content"]))
+	return "---\n\n" + l + "\n\n" + details(summary, body(o, markdownStyle{}))
+}
+
 // label is the line that says who wrote the message and when, e.g.
 // "**user** · 2026-11-22 11:25:03 UTC".
 func label(o object) string {
@@ -70,17 +97,15 @@ func label(o object) string {
 	return l
 }
 
-// roleName names the role for a reader. System and developer messages are
-// instructions rather than conversation, so they say so; a user message that
-// only carries tool results (how Claude Code stores them) is named for what
-// it holds.
+// roleName names the role for a reader. A system message is instructions
+// rather than conversation, so it says so (developer messages are
+// injected context, see contextKind); a user message that only carries
+// tool results (how Claude Code stores them) is named for what it holds.
 func roleName(o object) string {
 	role, _ := o.str("role")
 	switch role {
 	case "system":
 		return "system prompt"
-	case "developer":
-		return "developer"
 	case "tool":
 		return "tool result"
 	case "user":

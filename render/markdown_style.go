@@ -14,22 +14,24 @@ func (markdownStyle) json(v []byte) string    { return jsonFence(v) }
 func (markdownStyle) note(s string) string    { return "_(" + s + ")_" }
 func (markdownStyle) refusal(s string) string { return "**refusal**\n\n" + markdownText(s) }
 
-func (markdownStyle) media(typ string, b object) (string, bool) { return media(typ, b) }
-func (markdownStyle) join(parts []string) string                { return join(parts) }
+func (markdownStyle) join(parts []string) string { return join(parts) }
 
-func (m markdownStyle) thinking(parts []string, encrypted bool) string {
-	md := join(parts)
-	if md == m.note("empty") && encrypted {
-		md = m.note("encrypted")
-	}
-	return details("thinking", md)
-}
+func (markdownStyle) thinking(parts []string) string { return details("thinking", join(parts)) }
 
-// toolCall is a label with the tool's name and call id, then the input.
-func (markdownStyle) toolCall(name, id, input string) string {
+// hiddenThinking is one line: there is nothing to unfold.
+func (m markdownStyle) hiddenThinking(why string) string { return m.note(why + " thinking") }
+
+// toolCall is a label with the tool's name, what it acts on and the call
+// id, then the input:
+//
+//	**tool call** `Bash`: `ls -la` · `toolu_1`
+func (markdownStyle) toolCall(name, id, arg, input string) string {
 	l := "**tool call**"
 	if name != "" {
 		l += " " + inlineCode(name)
+	}
+	if arg != "" {
+		l += ": " + inlineCode(arg)
 	}
 	if id != "" {
 		l += " · " + inlineCode(id)
@@ -40,11 +42,46 @@ func (markdownStyle) toolCall(name, id, input string) string {
 	return l + "\n\n" + input
 }
 
-// toolResult is a label with the call id, then the output, fenced.
-func (markdownStyle) toolResult(id string, isError bool, parts []string) string {
+// todoCall is the call's label, then its list as a task list: "- [x]"
+// done, "- [ ]" not, the item in progress in bold and marked so.
+func (m markdownStyle) todoCall(name, id, explanation string, list []todo) string {
+	var b strings.Builder
+	for i, t := range list {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		text := escapeInline(t.text)
+		switch t.status {
+		case "completed":
+			b.WriteString("- [x] " + text)
+		case "in_progress":
+			b.WriteString("- [ ] **" + text + "** _(in progress)_")
+		default:
+			b.WriteString("- [ ] " + text)
+		}
+	}
+	if len(list) == 0 {
+		b.WriteString(m.note("no items"))
+	}
+	return m.toolCall(name, id, "", join([]string{m.text(explanation), b.String()}))
+}
+
+// media is a one-line reference that says where inline bytes are kept,
+// "[image: image/png, 12 KB — in messages.jsonl and export.json]".
+func (markdownStyle) media(r mediaRef) string {
+	d := r.describe(plainOrCode)
+	if r.inline {
+		d += " — in messages.jsonl and export.json"
+	}
+	return "[" + d + "]"
+}
+
+// toolResult is a label with the call id and how the call failed, if it
+// did, then the output, fenced.
+func (markdownStyle) toolResult(id, failure string, parts []string) string {
 	l := "**result**"
-	if isError {
-		l = "**result (error)**"
+	if failure != "" {
+		l = "**result (" + failure + ")**"
 	}
 	if id != "" {
 		l += " · " + inlineCode(id)

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -69,9 +70,9 @@ func TestMarkdown(t *testing.T) {
 			want: "**system prompt**\n\nBe brief.\n\n",
 		},
 		{
-			name: "developer",
+			name: "developer is instructions, one line",
 			raw:  `{"role":"developer","content":[{"type":"input_text","text":"Rules."}]}`,
-			want: "**developer**\n\nRules.\n\n",
+			want: "_[context: instructions, 6 bytes]_\n\n",
 		},
 		{
 			name: "odd role escaped",
@@ -96,7 +97,7 @@ func TestMarkdown(t *testing.T) {
 		{
 			name: "redacted thinking",
 			raw:  `{"role":"assistant","content":[{"type":"redacted_thinking","data":"QUJD"}]}`,
-			want: "**assistant**\n\n<details><summary>thinking</summary>\n\n_(redacted)_\n\n</details>\n\n",
+			want: "**assistant**\n\n_(redacted thinking)_\n\n",
 		},
 		{
 			name: "reasoning summaries and text",
@@ -106,12 +107,12 @@ func TestMarkdown(t *testing.T) {
 		{
 			name: "reasoning encrypted only",
 			raw:  `{"role":"assistant","content":[{"type":"reasoning","summary":[],"content":null,"encrypted_content":"gAAA"}]}`,
-			want: "**assistant**\n\n<details><summary>thinking</summary>\n\n_(encrypted)_\n\n</details>\n\n",
+			want: "**assistant**\n\n_(encrypted thinking)_\n\n",
 		},
 		{
 			name: "tool_use",
 			raw:  `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls -l","timeout":5}}]}`,
-			want: md("**assistant**\n\n**tool call** ´Bash´ · ´toolu_1´\n\n´´´json\n{\n  \"command\": \"ls -l\",\n  \"timeout\": 5\n}\n´´´\n\n"),
+			want: md("**assistant**\n\n**tool call** ´Bash´: ´ls -l´ · ´toolu_1´\n\n´´´json\n{\n  \"command\": \"ls -l\",\n  \"timeout\": 5\n}\n´´´\n\n"),
 		},
 		{
 			name: "tool input keeps key order and reads <, > and & plainly",
@@ -121,7 +122,7 @@ func TestMarkdown(t *testing.T) {
 		{
 			name: "function_call with JSON arguments",
 			raw:  `{"role":"assistant","content":[{"type":"function_call","name":"exec_command","call_id":"call_1","arguments":"{\"cmd\":\"pwd\"}"}]}`,
-			want: md("**assistant**\n\n**tool call** ´exec_command´ · ´call_1´\n\n´´´json\n{\n  \"cmd\": \"pwd\"\n}\n´´´\n\n"),
+			want: md("**assistant**\n\n**tool call** ´exec_command´: ´pwd´ · ´call_1´\n\n´´´json\n{\n  \"cmd\": \"pwd\"\n}\n´´´\n\n"),
 		},
 		{
 			name: "function_call with arguments that are not JSON",
@@ -136,7 +137,7 @@ func TestMarkdown(t *testing.T) {
 		{
 			name: "tool_result error with blocks",
 			raw:  `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":[{"type":"text","text":"boom"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}]}`,
-			want: md("**tool result**\n\n**result (error)** · ´t´\n\n´´´\nboom\n´´´\n\n[image: image/png, 12 bytes of base64]\n\n"),
+			want: md("**tool result**\n\n**result (error)** · ´t´\n\n´´´\nboom\n´´´\n\n[image: image/png, 8 bytes — in messages.jsonl and export.json]\n\n"),
 		},
 		{
 			name: "tool_result without content",
@@ -172,14 +173,14 @@ func TestMarkdown(t *testing.T) {
 				`{"type":"input_image","image_url":"https://example.com/b.png"},` +
 				`{"type":"image_url","image_url":{"url":"data:image/gif;base64,R0lG"}},` +
 				`{"type":"input_image","file_id":"file_1"}]}`,
-			want: md("**user**\n\n[image: image/jpeg, 8 bytes of base64]\n\n[image: ´https://example.com/a.png´]\n\n" +
-				"[image: image/webp, 4 bytes of base64]\n\n[image: ´https://example.com/b.png´]\n\n" +
-				"[image: image/gif, 4 bytes of base64]\n\n[image: file ´file_1´]\n\n"),
+			want: md("**user**\n\n[image: image/jpeg, 4 bytes — in messages.jsonl and export.json]\n\n[image: ´https://example.com/a.png´]\n\n" +
+				"[image: image/webp, 3 bytes — in messages.jsonl and export.json]\n\n[image: ´https://example.com/b.png´]\n\n" +
+				"[image: image/gif, 3 bytes — in messages.jsonl and export.json]\n\n[image: file ´file_1´]\n\n"),
 		},
 		{
 			name: "unknown block as JSON",
-			raw:  `{"role":"assistant","content":[{"type":"web_search_call","status":"completed"}]}`,
-			want: md("**assistant**\n\n´´´json\n{\n  \"type\": \"web_search_call\",\n  \"status\": \"completed\"\n}\n´´´\n\n"),
+			raw:  `{"role":"assistant","content":[{"type":"future_call","status":"completed"}]}`,
+			want: md("**assistant**\n\n´´´json\n{\n  \"type\": \"future_call\",\n  \"status\": \"completed\"\n}\n´´´\n\n"),
 		},
 		{
 			name: "known type missing its field falls back to JSON",
@@ -342,7 +343,7 @@ Use ls.
 
 </details>
 
-**tool call** ´Bash´ · ´t1´
+**tool call** ´Bash´: ´ls´ · ´t1´
 
 ´´´json
 {
@@ -433,4 +434,147 @@ func TestMarkdownEventAndContinues(t *testing.T) {
 	if got := string(HTML(cont)); strings.Contains(got, "<header>") || !strings.Contains(got, "and more") {
 		t.Errorf("continuing HTML piece = %q, want no header", got)
 	}
+}
+
+// TestMarkdownParts covers what makes a transcript read like the agent's
+// own screen: a call's argument on its summary line, failures, to-do
+// lists, web searches, reasoning with nothing to read, injected context
+// and compactions.
+func TestMarkdownParts(t *testing.T) {
+	tests := []struct {
+		name string
+		raw  string
+		want string // ´ stands for a backtick
+	}{
+		{
+			name: "Read shows the path",
+			raw:  `{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"/src/main.go"}}]}`,
+			want: md("**assistant**\n\n**tool call** ´Read´: ´/src/main.go´ · ´t´\n\n´´´json\n{\n  \"file_path\": \"/src/main.go\"\n}\n´´´\n\n"),
+		},
+		{
+			name: "a multi-line command is one line on the summary, whole below",
+			raw:  `{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"Bash","input":{"command":"git commit -m \"$(cat <<'EOF'\nfix\nEOF\n)\""}}]}`,
+			want: md("**assistant**\n\n**tool call** ´Bash´: ´git commit -m \"$(cat <<'EOF' fix EOF )\"´ · ´t´\n\n´´´json\n{\n  \"command\": \"git commit -m \\\"$(cat <<'EOF'\\nfix\\nEOF\\n)\\\"\"\n}\n´´´\n\n"),
+		},
+		{
+			name: "Codex shell's argv shows the script",
+			raw:  `{"role":"assistant","content":[{"type":"function_call","name":"shell","call_id":"c","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls -la\"]}"}]}`,
+			want: md("**assistant**\n\n**tool call** ´shell´: ´ls -la´ · ´c´\n\n´´´json\n{\n  \"command\": [\n    \"bash\",\n    \"-lc\",\n    \"ls -la\"\n  ]\n}\n´´´\n\n"),
+		},
+		{
+			name: "apply_patch shows the files it touches",
+			raw:  `{"role":"assistant","content":[{"type":"custom_tool_call","name":"apply_patch","call_id":"c","input":"*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** Add File: b/c.go\n+z\n*** End Patch"}]}`,
+			want: md("**assistant**\n\n**tool call** ´apply_patch´: ´a.go, b/c.go´ · ´c´\n\n´´´\n*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** Add File: b/c.go\n+z\n*** End Patch\n´´´\n\n"),
+		},
+		{
+			name: "local_shell_call is a call with its command",
+			raw:  `{"role":"assistant","content":[{"type":"local_shell_call","call_id":"c","status":"completed","action":{"type":"exec","command":["ls","-l"]}}]}`,
+			want: md("**assistant**\n\n**tool call** ´local_shell´: ´ls -l´ · ´c´\n\n´´´json\n{\n  \"type\": \"exec\",\n  \"command\": [\n    \"ls\",\n    \"-l\"\n  ]\n}\n´´´\n\n"),
+		},
+		{
+			name: "web_search_call shows its query, not JSON",
+			raw:  `{"role":"assistant","content":[{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"goldmark tables"}}]}`,
+			want: md("**assistant**\n\n**tool call** ´web_search´: ´goldmark tables´ · ´ws_1´\n\n"),
+		},
+		{
+			name: "web_search_call opening a page, not finished",
+			raw:  `{"role":"assistant","content":[{"type":"web_search_call","id":"ws_2","status":"in_progress","action":{"type":"open_page","url":"https://go.dev/doc"}}]}`,
+			want: md("**assistant**\n\n**tool call** ´web_search´: ´https://go.dev/doc´ · ´ws_2´\n\n_(in_progress)_\n\n"),
+		},
+		{
+			name: "TodoWrite is a checklist",
+			raw:  `{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"TodoWrite","input":{"todos":[{"content":"Plan it","status":"completed","activeForm":"Planning"},{"content":"Build *it*","status":"in_progress"},{"content":"Test it","status":"pending"}]}}]}`,
+			want: md("**assistant**\n\n**tool call** ´TodoWrite´ · ´t´\n\n- [x] Plan it\n- [ ] **Build \\*it\\*** _(in progress)_\n- [ ] Test it\n\n"),
+		},
+		{
+			name: "update_plan is a checklist after its explanation",
+			raw:  `{"role":"assistant","content":[{"type":"function_call","name":"update_plan","call_id":"c","arguments":"{\"explanation\":\"Two steps.\",\"plan\":[{\"step\":\"Read\",\"status\":\"completed\"},{\"step\":\"Fix\",\"status\":\"pending\"}]}"}]}`,
+			want: md("**assistant**\n\n**tool call** ´update_plan´ · ´c´\n\nTwo steps.\n\n- [x] Read\n- [ ] Fix\n\n"),
+		},
+		{
+			name: "a TodoWrite list render cannot read stays JSON",
+			raw:  `{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"TodoWrite","input":{"todos":["broken"]}}]}`,
+			want: md("**assistant**\n\n**tool call** ´TodoWrite´ · ´t´\n\n´´´json\n{\n  \"todos\": [\n    \"broken\"\n  ]\n}\n´´´\n\n"),
+		},
+		{
+			name: "Codex output with a failing exit code in JSON",
+			raw:  `{"role":"tool","content":[{"type":"function_call_output","call_id":"c","output":"{\"output\":\"no such file\\n\",\"metadata\":{\"exit_code\":2,\"duration_seconds\":0.1}}"}]}`,
+			want: md("**tool result**\n\n**result (exit code 2)** · ´c´\n\n´´´\nno such file\n´´´\n\n"),
+		},
+		{
+			name: "Codex output with an exit code in text",
+			raw:  `{"role":"tool","content":[{"type":"function_call_output","call_id":"c","output":"Exit code: 1\nWall time: 0.2 seconds\nOutput:\nFAIL\n"}]}`,
+			want: md("**tool result**\n\n**result (exit code 1)** · ´c´\n\n´´´\nExit code: 1\nWall time: 0.2 seconds\nOutput:\nFAIL\n´´´\n\n"),
+		},
+		{
+			name: "Codex exec_command output that succeeded",
+			raw:  `{"role":"tool","content":[{"type":"function_call_output","call_id":"c","output":"Chunk ID: 1\nWall time: 0.05 seconds\nProcess exited with code 0\nOutput:\nok\n"}]}`,
+			want: md("**tool result**\n\n**result** · ´c´\n\n´´´\nChunk ID: 1\nWall time: 0.05 seconds\nProcess exited with code 0\nOutput:\nok\n´´´\n\n"),
+		},
+		{
+			name: "apply_patch output that failed",
+			raw:  `{"role":"tool","content":[{"type":"custom_tool_call_output","call_id":"c","output":"{\"output\":\"patch rejected\",\"metadata\":{\"exit_code\":1}}"}]}`,
+			want: md("**tool result**\n\n**result (exit code 1)** · ´c´\n\n´´´\npatch rejected\n´´´\n\n"),
+		},
+		{
+			name: "Claude thinking kept only as a signature",
+			raw:  `{"role":"assistant","content":[{"type":"thinking","thinking":"","signature":"EqQB"},{"type":"text","text":"Hi."}]}`,
+			want: "**assistant**\n\n_(encrypted thinking)_\n\nHi.\n\n",
+		},
+		{
+			name: "Codex reasoning with summaries stays collapsed",
+			raw:  `{"role":"assistant","content":[{"type":"reasoning","summary":[{"type":"summary_text","text":"Plan."}],"encrypted_content":"gAAA"}]}`,
+			want: "**assistant**\n\n<details><summary>thinking</summary>\n\nPlan.\n\n</details>\n\n",
+		},
+		{
+			name: "injected context of any role is one line",
+			raw:  `{"role":"user","context":"environment","content":[{"type":"input_text","text":"` + strings.Repeat("x", 1229) + `"}],"ts":"2026-01-01T00:00:00Z"}`,
+			want: "_[context: environment, 1.2 KB]_\n\n",
+		},
+		{
+			name: "a harness's own context kind is escaped",
+			raw:  `{"role":"system","context":"*my*\nkind","content":"x"}`,
+			want: "_[context: \\*my\\* kind, 1 byte]_\n\n",
+		},
+		{
+			name: "compaction is a marker with its summary collapsed",
+			raw:  `{"role":"user","context":"compaction","content":"This session is being continued.\n\n## Summary\n- did a","ts":"2026-01-01T00:00:00Z"}`,
+			want: "---\n\n**compaction** · 2026-01-01 00:00:00 UTC\n\n<details><summary>summary, 52 bytes</summary>\n\nThis session is being continued.\n\n## Summary\n- did a\n\n</details>\n\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := Message{Raw: []byte(tt.raw)}
+			got := Markdown(m)
+			if string(got) != tt.want {
+				t.Errorf("Markdown(%s)\n got: %q\nwant: %q\n%s", tt.raw, got, tt.want, got)
+			}
+			checkPiece(t, m, got)
+		})
+	}
+}
+
+// Context keeps a turn's heading: it belongs to the turn it precedes.
+func TestMarkdownContextStartsTurn(t *testing.T) {
+	m := Message{Raw: []byte(`{"role":"developer","content":"rules"}`), Turn: 1}
+	if got, want := string(Markdown(m)), "## Turn 1\n\n_[context: instructions, 5 bytes]_\n\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestMarkdownGolden writes the golden conversation as transcript.md, header
+// first, to testdata/markdown, where it can be read. Set
+// SESSFS_UPDATE_GOLDEN=1 to rewrite it.
+func TestMarkdownGolden(t *testing.T) {
+	var b strings.Builder
+	b.Write(MarkdownHead(goldenHeader))
+	for _, m := range goldenMessages {
+		got := Markdown(m)
+		checkPiece(t, m, got)
+		b.Write(got)
+	}
+	if f := openFence(b.String()); f != "" {
+		t.Errorf("transcript leaves fence %q open", f)
+	}
+	checkGolden(t, filepath.Join("testdata", "markdown", "sample.md"), b.String())
 }

@@ -6,8 +6,9 @@ import (
 )
 
 // mediaRef is what a reader is told of an image, document or file block:
-// the data itself is never copied (it is unreadable as text and can be
-// megabytes long), only what it is and how big, or where it lives.
+// what it is and how big, or where it lives. Its data is copied only into
+// transcript.html, and only to draw a small image (dataURL); elsewhere it
+// is unreadable as text and can be megabytes long.
 type mediaRef struct {
 	word      string // image, document or file
 	name      string // the file's name, when given
@@ -66,21 +67,11 @@ func parseMedia(typ string, b object) (mediaRef, bool) {
 	return r, ok
 }
 
-// urlOrFile takes the URL in field key of b (a data URL as inline data), or
-// else b's file_id; false when neither is there.
+// urlOrFile takes the URL in field key of b, or else b's file_id; false
+// when neither is there.
 func (r *mediaRef) urlOrFile(b object, key string) bool {
 	if u, ok := b.str(key); ok && u != "" {
-		rest, isData := strings.CutPrefix(u, "data:")
-		switch {
-		case isData:
-			header, data, _ := strings.Cut(rest, ",")
-			r.mediaType, r.base64 = strings.CutSuffix(header, ";base64")
-			r.data, r.inline = data, true
-		case strings.Contains(u, "://"):
-			r.url = u
-		default: // bare base64, as OpenAI file_data may be
-			r.data, r.inline, r.base64 = u, true, true
-		}
+		r.setURL(u)
 		return true
 	}
 	if id, ok := b.str("file_id"); ok && id != "" {
@@ -90,13 +81,41 @@ func (r *mediaRef) urlOrFile(b object, key string) bool {
 	return false
 }
 
-// describe is the one-line reference, "[image: image/png, 12345 bytes of
-// base64]": show formats a value taken from the message, size inline data.
-func (r mediaRef) describe(show func(string) string, size func(mediaType, data string, base64 bool) string) string {
+// setURL takes a URL: a data URL as inline data, bare base64 (as OpenAI
+// file_data may be) too, anything else as an address.
+func (r *mediaRef) setURL(u string) {
+	rest, isData := strings.CutPrefix(u, "data:")
+	switch {
+	case isData:
+		header, data, _ := strings.Cut(rest, ",")
+		r.mediaType, r.base64 = strings.CutSuffix(header, ";base64")
+		r.data, r.inline = data, true
+	case strings.Contains(u, "://"):
+		r.url = u
+	default:
+		r.data, r.inline, r.base64 = u, true, true
+	}
+}
+
+// size is the size of inline data in bytes, decoded when it is base64.
+func (r mediaRef) size() int {
+	if r.base64 {
+		return len(strings.TrimRight(r.data, "=")) * 3 / 4
+	}
+	return len(r.data)
+}
+
+// describe says in one line what the block holds, "image: image/png,
+// 12 KB": the data itself is only measured. show formats each value taken
+// from the message.
+func (r mediaRef) describe(show func(string) string) string {
 	var desc string
 	switch {
 	case r.inline:
-		desc = size(r.mediaType, r.data, r.base64)
+		desc = sizeText(r.size())
+		if r.mediaType != "" {
+			desc = show(r.mediaType) + ", " + desc
+		}
 	case r.url != "":
 		desc = show(r.url)
 	case r.fileID != "":
@@ -109,29 +128,50 @@ func (r mediaRef) describe(show func(string) string, size func(mediaType, data s
 			desc = show(r.name) + ", " + desc
 		}
 	}
-	return "[" + r.word + ": " + desc + "]"
+	return r.word + ": " + desc
 }
 
-// media is the Markdown reference to an image, document or file block.
-func media(typ string, b object) (string, bool) {
-	r, ok := parseMedia(typ, b)
-	if !ok {
+// maxInlineImage is the most base64 an image may hold to be drawn in
+// transcript.html; a larger one is described, its bytes left in
+// messages.jsonl and export.json, so that a page stays quick to open.
+const maxInlineImage = 2 << 20
+
+// drawable are the image types every browser draws.
+var drawable = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// dataURL returns the data: URL that draws r in a page: r must be an image
+// of a drawable type, in base64 of at most maxInlineImage bytes.
+func (r mediaRef) dataURL() (string, bool) {
+	mt := strings.ToLower(r.mediaType)
+	if r.word != "image" || !r.inline || !r.base64 || !drawable[mt] || len(r.data) > maxInlineImage || !isBase64(r.data) {
 		return "", false
 	}
-	return r.describe(inlineCode, func(mt, data string, base64 bool) string {
-		return sized(mt, len(data), base64)
-	}), true
+	return "data:" + mt + ";base64," + r.data, true
 }
 
-// sized is "image/png, 12345 bytes of base64" (the media type omitted when
-// unknown).
-func sized(mediaType string, n int, base64 bool) string {
-	s := strconv.Itoa(n) + " bytes"
-	if base64 {
-		s += " of base64"
+// isBase64 reports whether s holds only base64's letters (and padding).
+func isBase64(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return false
+		}
 	}
-	if mediaType != "" {
-		s = plainOrCode(mediaType) + ", " + s
+	return s != ""
+}
+
+// sizeText formats a byte count for a reader: "512 bytes", "1.2 KB",
+// "12 KB", "3.4 MB".
+func sizeText(n int) string {
+	switch {
+	case n == 1:
+		return "1 byte"
+	case n < 1024:
+		return strconv.Itoa(n) + " bytes"
+	case n < 10*1024:
+		return strconv.FormatFloat(float64(n)/1024, 'f', 1, 64) + " KB"
+	case n < 1024*1024:
+		return strconv.Itoa((n+512)/1024) + " KB"
 	}
-	return s
+	return strconv.FormatFloat(float64(n)/(1024*1024), 'f', 1, 64) + " MB"
 }
