@@ -159,8 +159,8 @@ func TestSessionArchive(t *testing.T) {
 	}
 }
 
-// rm -r stops at the first generated file it cannot unlink and deletes
-// nothing: the session is intact.
+// rm -r tries every file, is refused each one (generated files cannot be
+// unlinked), and deletes nothing: the session is intact.
 func TestSessionRmRecursive(t *testing.T) {
 	m := newMount(t)
 	newSession(t, m.Store, "s", "", conversation...)
@@ -170,6 +170,11 @@ func TestSessionRmRecursive(t *testing.T) {
 	r := runCmd(t, "", "rm", "-r", m.P("s"))
 	if r.code == 0 {
 		t.Errorf("rm -r MOUNT/s succeeded: %v", r)
+	}
+	for _, f := range []string{"meta.json", "transcript.md", "append", "branches/main/transcript.md", "branches/x/info.json"} {
+		if !strings.Contains(r.stderr, "cannot remove '"+m.P("s", f)+"'") {
+			t.Errorf("rm -r did not try %s: %v", f, r)
+		}
 	}
 	if got := ls(t, m.Dir); !slices.Equal(got, []string{"archive", "s", "trash"}) {
 		t.Errorf("ls after rm -r = %q", got)
