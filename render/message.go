@@ -98,6 +98,13 @@ func asArray(v json.RawMessage) ([]json.RawMessage, bool) {
 	return a, true
 }
 
+// isString reports whether the field key is the JSON string s, spelled
+// without escapes; it decodes nothing, so it costs no allocation.
+func (o object) isString(key, s string) bool {
+	v := bytes.TrimSpace(o[key])
+	return len(v) == len(s)+2 && v[0] == '"' && v[len(v)-1] == '"' && string(v[1:len(v)-1]) == s
+}
+
 // isTrue reports whether the field key is the JSON literal true.
 func (o object) isTrue(key string) bool {
 	return string(bytes.TrimSpace(o[key])) == "true"

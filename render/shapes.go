@@ -320,7 +320,7 @@ func contextKind(o object) string {
 	if k, ok := o.str("context"); ok && strings.TrimSpace(k) != "" {
 		return k
 	}
-	if role, _ := o.str("role"); role == "developer" {
+	if o.isString("role", "developer") {
 		return "instructions"
 	}
 	return ""
