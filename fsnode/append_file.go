@@ -9,21 +9,12 @@ import (
 )
 
 // appendFile is a branch's `append`: writing to it adds messages (see
-// appendHandle for the rules). It reads as empty and ignores offsets.
+// appendHandle for the rules). It reads as empty and ignores offsets. Each
+// lookup makes a node of its own, with the path's one inode number (see
+// branchFile).
 type appendFile struct {
 	base
 	ref branchRef
-}
-
-// appendIno gives each lookup of an append file its own inode number: the
-// path's stable number plus a count. Inode numbers are 64-bit hashes, so a
-// clash with another live inode is as unlikely as one between two paths.
-func (f *FS) appendIno(stable uint64) uint64 {
-	n := stable + f.appends.Add(1)
-	if n < 2 {
-		n = f.appends.Add(1) + 1
-	}
-	return n
 }
 
 var (

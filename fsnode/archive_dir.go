@@ -36,11 +36,7 @@ func (n *archiveDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 	if err != nil {
 		return nil, toErrno(err)
 	}
-	out := make([]fuse.DirEntry, len(names))
-	for i, name := range names {
-		out[i] = fuse.DirEntry{Name: name, Mode: syscall.S_IFDIR}
-	}
-	return fs.NewListDirStream(out), 0
+	return fs.NewListDirStream(n.fsys.sessionEntries(names, backing.StateArchived)), 0
 }
 
 func (n *archiveDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {

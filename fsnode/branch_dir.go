@@ -32,7 +32,9 @@ func (n *branchDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Att
 }
 
 func (n *branchDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	return entries(append([]string{"info.json"}, branchFileNames...), append([]uint32{fileMode}, branchFileModes...)), 0
+	ids := []string{n.ref.s.ID(), n.ref.id}
+	list := append([]fuse.DirEntry{entry("info.json", fileMode, ino(kindInfo, ids...))}, branchEntries(ids...)...)
+	return fs.NewListDirStream(list), 0
 }
 
 func (n *branchDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {

@@ -5,34 +5,63 @@ import (
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// The files every branch shows, at a session's top level (for its default
-// branch) and in branches/<name>/.
-var branchFileNames = []string{"transcript.md", "transcript.html", "transcript.redacted.md", "messages.jsonl", "export.json", "append", "turns"}
-var branchFileModes = []uint32{fileMode, fileMode, fileMode, fileMode, fileMode, fileMode, syscall.S_IFDIR}
+// branchFiles are the files every branch shows, at a session's top level
+// (for its default branch) and in branches/<name>/, with the inode kind of
+// each.
+var branchFiles = []struct {
+	name string
+	mode uint32
+	kind int
+}{
+	{"transcript.md", fileMode, kindTranscript},
+	{"transcript.html", fileMode, kindHTML},
+	{"transcript.redacted.md", fileMode, kindRedacted},
+	{"messages.jsonl", fileMode, kindMessages},
+	{"export.json", fileMode, kindExport},
+	{"append", fileMode, kindAppend},
+	{"turns", syscall.S_IFDIR, kindTurns},
+}
 
-// branchFile makes the node for one of branchFileNames; ids are the path's
+// branchEntries lists branchFiles for a listing; ids are the path's
+// immutable ids, as for branchFile.
+func branchEntries(ids ...string) []fuse.DirEntry {
+	out := make([]fuse.DirEntry, len(branchFiles))
+	for i, f := range branchFiles {
+		out[i] = entry(f.name, f.mode, ino(f.kind, ids...))
+	}
+	return out
+}
+
+// branchFile makes the node for one of branchFiles; ids are the path's
 // immutable ids (session id, and branch id below branches/).
 func branchFile(ctx context.Context, parent *fs.Inode, fsys *FS, ref branchRef, name string, ids ...string) *fs.Inode {
+	rendered := func(f format, kind int) *fs.Inode {
+		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: f, known: -1}, fileMode, ino(kind, ids...))
+	}
 	switch name {
 	case "transcript.md":
-		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatMarkdown, known: -1}, fileMode, ino(kindTranscript, ids...))
+		return rendered(formatMarkdown, kindTranscript)
 	case "transcript.html":
-		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatHTML, known: -1}, fileMode, ino(kindHTML, ids...))
+		return rendered(formatHTML, kindHTML)
 	case "transcript.redacted.md":
-		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatRedacted, known: -1}, fileMode, ino(kindRedacted, ids...))
+		return rendered(formatRedacted, kindRedacted)
 	case "export.json":
-		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatJSON, known: -1}, fileMode, ino(kindExport, ids...))
+		return rendered(formatJSON, kindExport)
 	case "messages.jsonl":
-		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatJSONL, known: -1}, fileMode, ino(kindMessages, ids...))
+		return rendered(formatJSONL, kindMessages)
 	case "append":
-		// A fresh inode for every lookup (its entry is never cached): the
-		// kernel takes the inode lock for each write beyond EOF, which
-		// every write to append is, so writers sharing one inode would
-		// queue one by one and never meet in the store's group commit.
+		// A node of its own for every lookup (its entry is never cached,
+		// so every open looks it up): the kernel takes the inode lock for
+		// each write beyond EOF, which every write to append is, so
+		// writers sharing one node would queue one by one and never meet
+		// in the store's group commit. They share one inode number, told
+		// apart by their generation, so stat, cp, rsync and tar see one
+		// file that does not change under them.
 		return parent.NewInode(ctx, &appendFile{base: base{fsys: fsys}, ref: ref},
-			fs.StableAttr{Mode: fileMode, Ino: fsys.appendIno(ino(kindAppend, ids...))})
+			fs.StableAttr{Mode: fileMode, Ino: ino(kindAppend, ids...), Gen: fsys.appendGen.Add(1)})
 	case "turns":
 		return child(ctx, parent, name, &turnsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, syscall.S_IFDIR, ino(kindTurns, ids...))
 	}

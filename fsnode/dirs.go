@@ -36,13 +36,11 @@ func (b *base) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	return b.fsys.statfs(out)
 }
 
-// entries lists fixed names as a directory stream.
-func entries(names []string, modes []uint32) fs.DirStream {
-	out := make([]fuse.DirEntry, len(names))
-	for i, n := range names {
-		out[i] = fuse.DirEntry{Name: n, Mode: modes[i]}
-	}
-	return fs.NewListDirStream(out)
+// entry is one name of a folder listing. Its Ino is the number a lookup of
+// the name gives: d_ino must equal st_ino (find, du and cp rely on it), and
+// go-fuse would send the kernel's "unknown" (2^32-1) for a zero.
+func entry(name string, mode uint32, ino uint64) fuse.DirEntry {
+	return fuse.DirEntry{Name: name, Mode: mode, Ino: ino}
 }
 
 // child returns the inode for a node at a stable number, reusing the live

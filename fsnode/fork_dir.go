@@ -60,6 +60,7 @@ func (n *forkDir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse
 	}
 	// mkdir must answer with an inode; this one is not kept: its entry is
 	// not cached (zero timeouts), so the next lookup asks, and hears ENOENT.
+	// Its number is go-fuse's own, from 2^63 up, apart from ino's.
 	in := n.NewInode(ctx, &forkDir{base: base{fsys: n.fsys}, ref: n.ref, turn: n.turn}, fs.StableAttr{Mode: syscall.S_IFDIR})
 	n.fsys.attr(&out.Attr, dirMode, 0, time.Now())
 	return in, 0

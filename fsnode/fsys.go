@@ -31,7 +31,7 @@ type FS struct {
 	uid  uint32
 	gid  uint32
 
-	appends atomic.Uint64 // lookups of append files: see appendIno
+	appendGen atomic.Uint64 // the generation of the last append node: see branchFile
 
 	mu           sync.Mutex
 	sizes        map[sizeKey]*sizeCache

@@ -30,8 +30,9 @@ const (
 	kindExport
 )
 
-// ino hashes a kind and ids into an inode number; 0 and 1 (the root) are
-// never returned.
+// ino hashes a kind and ids into an inode number below 2^63; 0 and 1 (the
+// root) are never returned. go-fuse numbers the nodes given no number of
+// their own (a folder made in fork/) from 2^63 up, so the two never meet.
 func ino(kind int, ids ...string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(strconv.Itoa(kind)))
@@ -39,7 +40,7 @@ func ino(kind int, ids ...string) uint64 {
 		h.Write([]byte{0})
 		h.Write([]byte(id))
 	}
-	n := h.Sum64()
+	n := h.Sum64() &^ (1 << 63)
 	if n < 2 {
 		n += 2
 	}

@@ -43,20 +43,18 @@ func (r *Root) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 	return 0
 }
 
-// Readdir reads the names folder only: listing 10,000 sessions opens none.
+// Readdir reads the names folder and its links only: listing 10,000
+// sessions opens none.
 func (r *Root) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	names, err := r.fsys.st.Names()
 	if err != nil {
 		return nil, toErrno(err)
 	}
 	out := []fuse.DirEntry{
-		{Name: archiveName, Mode: syscall.S_IFDIR, Ino: ino(kindArchive)},
-		{Name: trashName, Mode: syscall.S_IFDIR, Ino: ino(kindTrash)},
+		entry(archiveName, syscall.S_IFDIR, ino(kindArchive)),
+		entry(trashName, syscall.S_IFDIR, ino(kindTrash)),
 	}
-	for _, n := range names {
-		out = append(out, fuse.DirEntry{Name: n, Mode: syscall.S_IFDIR})
-	}
-	return fs.NewListDirStream(out), 0
+	return fs.NewListDirStream(append(out, r.fsys.sessionEntries(names, backing.StateActive)...)), 0
 }
 
 func (r *Root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
@@ -143,6 +141,22 @@ func (r *Root) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 // the session's id, so it is the same under any name and across mounts.
 func (f *FS) sessionNode(ctx context.Context, parent *fs.Inode, name string, s *backing.Session) *fs.Inode {
 	return child(ctx, parent, name, &sessionDir{base: base{fsys: f}, s: s, scratch: f.scratchOf(s.ID())}, syscall.S_IFDIR, ino(kindSession, s.ID()))
+}
+
+// sessionEntries lists the sessions of the given names in a listing, each
+// with its folder's inode number. The number comes from the session's id,
+// which only its name link holds: a readlink a name, no session opened. A
+// name gone (or moved to another state) since the listing is left out.
+func (f *FS) sessionEntries(names []string, state string) []fuse.DirEntry {
+	out := make([]fuse.DirEntry, 0, len(names))
+	for _, name := range names {
+		s, st, err := f.st.Lookup(name)
+		if err != nil || st != state {
+			continue
+		}
+		out = append(out, entry(name, syscall.S_IFDIR, ino(kindSession, s.ID())))
+	}
+	return out
 }
 
 // storeTime is the mtime of the store's names folder: the last time a

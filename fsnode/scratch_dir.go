@@ -87,8 +87,8 @@ func isGenerated(name string) bool {
 	case "meta.json", "branches":
 		return true
 	}
-	for _, n := range branchFileNames {
-		if n == name {
+	for _, f := range branchFiles {
+		if f.name == name {
 			return true
 		}
 	}

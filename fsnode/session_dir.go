@@ -39,15 +39,16 @@ func (n *sessionDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.At
 }
 
 func (n *sessionDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	names := append([]string{"meta.json"}, branchFileNames...)
-	modes := append([]uint32{fileMode}, branchFileModes...)
-	names = append(names, "branches")
-	modes = append(modes, syscall.S_IFDIR)
+	id := n.s.ID()
+	list := []fuse.DirEntry{entry("meta.json", fileMode, ino(kindMeta, id))}
+	list = append(list, branchEntries(id)...)
+	list = append(list, entry("branches", syscall.S_IFDIR, ino(kindBranches, id)))
 	for _, name := range n.scratch.names() {
-		names = append(names, name)
-		modes = append(modes, fileMode)
+		if f := n.scratch.get(name); f != nil {
+			list = append(list, entry(name, fileMode, f.ino))
+		}
 	}
-	return entries(names, modes), 0
+	return fs.NewListDirStream(list), 0
 }
 
 func (n *sessionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {

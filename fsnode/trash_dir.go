@@ -46,7 +46,7 @@ func (n *trashDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		if err != nil {
 			continue
 		}
-		out = append(out, fuse.DirEntry{Name: m.Name + trashSep + id, Mode: syscall.S_IFDIR, Ino: ino(kindSession, id)})
+		out = append(out, entry(m.Name+trashSep+id, syscall.S_IFDIR, ino(kindSession, id)))
 	}
 	return fs.NewListDirStream(out), 0
 }

@@ -37,7 +37,11 @@ func (n *turnDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrO
 }
 
 func (n *turnDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	return entries([]string{"transcript.md", "messages.jsonl", "fork"}, []uint32{fileMode, fileMode, syscall.S_IFDIR}), 0
+	return fs.NewListDirStream([]fuse.DirEntry{
+		entry("transcript.md", fileMode, ino(kindTurnTranscript, n.ids...)),
+		entry("messages.jsonl", fileMode, ino(kindTurnMessages, n.ids...)),
+		entry("fork", syscall.S_IFDIR, ino(kindFork, n.ids...)),
+	}), 0
 }
 
 func (n *turnDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
