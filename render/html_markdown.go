@@ -95,6 +95,7 @@ func (inertTransformer) Transform(doc *ast.Document, reader text.Reader, _ parse
 		case *ast.Image:
 			if r, ok := markdownImage(string(n.Destination)); ok {
 				if _, ok := r.dataURL(); ok {
+					n.SetAttributeString("class", []byte("media")) // styled as image blocks are
 					continue
 				}
 				replace(n, &placeholder{what: r.describe(oneLine)})

@@ -105,7 +105,7 @@ func TestHTMLMarkdown(t *testing.T) {
 		{
 			name: "a small data: image in text is drawn",
 			text: "![chart](data:image/png;base64," + testPNG + ")",
-			want: []string{`<img src="data:image/png;base64,` + testPNG + `" alt="chart">`},
+			want: []string{`<img src="data:image/png;base64,` + testPNG + `" alt="chart" class="media">`},
 		},
 		{
 			name: "a data: image of a type not drawn is a placeholder",
