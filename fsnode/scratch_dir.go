@@ -4,82 +4,51 @@ import (
 	"context"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
 )
 
-// scratchSeq numbers scratch files, for their inode numbers.
-var scratchSeq atomic.Uint64
+// A session folder keeps no file of a user's own: anything written there
+// would live only in this mount's memory and vanish at unmount. It takes
+// only the temporaries editors make beside a file they save, so that
+// their swap, backup and temp-then-rename saves of meta.json work; every
+// other name is refused with EPERM, nothing made (EPERM, as for links and
+// device nodes: the folder does not do that, for root either; EACCES
+// would send people to chmod).
 
-// scratchSet holds one session folder's scratch files by name.
-type scratchSet struct {
-	mu    sync.Mutex
-	files map[string]*scratchFile
-}
+// editable are the files of a session folder a person edits.
+var editable = []string{"meta.json"}
 
-func (s *scratchSet) get(name string) *scratchFile {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.files[name]
-}
-
-func (s *scratchSet) names() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for n := range s.files {
-		out = append(out, n)
+// isEditorTemp is the one rule for the names of editors' temporaries. A
+// name is one if, after a leading ".#", "#" or "." (editors' marks of lock,
+// auto-save and hidden files), it starts with the name of an editable file:
+// .meta.json.swp (vim, nano), meta.json~ (backups), #meta.json# and
+// .#meta.json (emacs), meta.json.tmp, meta.json.vsctmp, .meta.json123 (temp
+// files renamed over meta.json). Vim's write test, the file 4913 (or the
+// next number vim tries: 4913 + 123k), is one too. They live in memory
+// (bounded: maxScratchFiles of maxScratchSize) and are gone at unmount.
+func isEditorTemp(name string) bool {
+	rest := name
+	for _, mark := range []string{".#", "#", "."} {
+		if strings.HasPrefix(rest, mark) {
+			rest = rest[len(mark):]
+			break
+		}
 	}
-	sort.Strings(out)
-	return out
-}
-
-// create adds an empty scratch file, or fails when the folder holds too
-// many already.
-func (s *scratchSet) create(fsys *FS, name string) (*scratchFile, syscall.Errno) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.files == nil {
-		s.files = map[string]*scratchFile{}
+	for _, e := range editable {
+		if strings.HasPrefix(rest, e) {
+			return true
+		}
 	}
-	if f := s.files[name]; f != nil {
-		return f, 0
-	}
-	if len(s.files) >= maxScratchFiles {
-		return nil, syscall.ENOSPC
-	}
-	seq := strconv.FormatUint(scratchSeq.Add(1), 10)
-	f := &scratchFile{base: base{fsys: fsys}, buf: buffer{max: maxScratchSize}, mtime: time.Now(), ino: ino(kindScratch, seq)}
-	s.files[name] = f
-	return f, 0
+	k, err := strconv.Atoi(name)
+	return err == nil && strconv.Itoa(k) == name && k >= 4913 && (k-4913)%123 == 0
 }
-
-func (s *scratchSet) remove(name string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.files[name]
-	delete(s.files, name)
-	return ok
-}
-
-func (s *scratchSet) move(from, to string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.files[to] = s.files[from]
-	delete(s.files, from)
-}
-
-// The session folder's side of scratch files.
-
-var (
-	_ = (fs.NodeCreater)((*sessionDir)(nil))
-	_ = (fs.NodeRenamer)((*sessionDir)(nil))
-)
 
 // isGenerated reports whether name is one of the files sessfs makes.
 func isGenerated(name string) bool {
@@ -95,25 +64,141 @@ func isGenerated(name string) bool {
 	return false
 }
 
-func (n *sessionDir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+// scratchNode is an editor's temporary: a file (scratchFile) or a
+// symbolic link (scratchLink).
+type scratchNode interface {
+	fs.InodeEmbedder
+	stable() fs.StableAttr
+}
+
+// scratchSeq numbers scratch nodes, for their inode numbers: a new file of
+// an old name is a new inode.
+var scratchSeq atomic.Uint64
+
+// scratchSet holds one session folder's temporaries by name. It belongs to
+// the session (FS.scratchOf), not to a node the kernel may forget.
+type scratchSet struct {
+	mu    sync.Mutex
+	nodes map[string]scratchNode
+}
+
+func (s *scratchSet) get(name string) scratchNode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nodes[name]
+}
+
+// entries lists the temporaries, by name.
+func (s *scratchSet) entries() []fuse.DirEntry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []fuse.DirEntry
+	for name, n := range s.nodes {
+		a := n.stable()
+		out = append(out, entry(name, a.Mode, a.Ino))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// create adds the node newNode makes for name, or returns the one there
+// with EEXIST, or fails with ENOSPC when the folder holds too many.
+func (s *scratchSet) create(name string, newNode func(ino uint64) scratchNode) (scratchNode, syscall.Errno) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := s.nodes[name]; n != nil {
+		return n, syscall.EEXIST
+	}
+	if len(s.nodes) >= maxScratchFiles {
+		return nil, syscall.ENOSPC
+	}
+	if s.nodes == nil {
+		s.nodes = map[string]scratchNode{}
+	}
+	n := newNode(ino(kindScratch, strconv.FormatUint(scratchSeq.Add(1), 10)))
+	s.nodes[name] = n
+	return n, 0
+}
+
+func (s *scratchSet) remove(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.nodes[name]
+	delete(s.nodes, name)
+	return ok
+}
+
+// move renames from to to, replacing what to held unless noReplace.
+func (s *scratchSet) move(from, to string, noReplace bool) syscall.Errno {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.nodes[from]
+	if n == nil {
+		return syscall.ENOENT
+	}
+	if noReplace && s.nodes[to] != nil {
+		return syscall.EEXIST
+	}
+	s.nodes[to] = n
+	delete(s.nodes, from)
+	return 0
+}
+
+// The session folder's side of the temporaries.
+
+var (
+	_ = (fs.NodeCreater)((*sessionDir)(nil))
+	_ = (fs.NodeSymlinker)((*sessionDir)(nil))
+	_ = (fs.NodeRenamer)((*sessionDir)(nil))
+	_ = (fs.NodeUnlinker)((*sessionDir)(nil))
+)
+
+// newName checks a name for a new temporary.
+func (n *sessionDir) newName(name string) syscall.Errno {
 	if errno := n.fsys.writable(); errno != 0 {
+		return errno
+	}
+	switch {
+	case isGenerated(name):
+		return syscall.EEXIST
+	case len(name) > 255:
+		return syscall.ENAMETOOLONG
+	case !isEditorTemp(name):
+		return syscall.EPERM
+	}
+	return 0
+}
+
+func (n *sessionDir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	if errno := n.newName(name); errno != 0 {
 		return nil, nil, 0, errno
 	}
-	if isGenerated(name) {
-		return nil, nil, 0, syscall.EEXIST
+	f, errno := n.scratch.create(name, func(ino uint64) scratchNode { return newScratchFile(n.fsys, ino) })
+	if _, isFile := f.(*scratchFile); errno == syscall.EEXIST && isFile && flags&syscall.O_EXCL == 0 {
+		errno = 0 // open(O_CREAT) of a file made meanwhile opens it
 	}
-	if len(name) > 255 {
-		return nil, nil, 0, syscall.ENAMETOOLONG
-	}
-	f, errno := n.scratch.create(n.fsys, name)
 	if errno != 0 {
 		return nil, nil, 0, errno
 	}
-	in := n.NewInode(ctx, f, fs.StableAttr{Mode: fileMode, Ino: f.ino})
+	in := n.NewInode(ctx, f, f.stable())
 	if errno := lookupAttr(ctx, in, out); errno != 0 {
 		return nil, nil, 0, errno
 	}
 	return in, nil, fuse.FOPEN_DIRECT_IO, 0
+}
+
+// Symlink makes emacs's lock, .#meta.json -> user@host.pid; other links
+// are refused (EPERM).
+func (n *sessionDir) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if errno := n.newName(name); errno != 0 {
+		return nil, errno
+	}
+	l, errno := n.scratch.create(name, func(ino uint64) scratchNode { return newScratchLink(n.fsys, ino, target) })
+	if errno != 0 {
+		return nil, errno
+	}
+	in := n.NewInode(ctx, l, l.stable())
+	return in, lookupAttr(ctx, in, out)
 }
 
 func (n *sessionDir) Unlink(ctx context.Context, name string) syscall.Errno {
@@ -126,9 +211,10 @@ func (n *sessionDir) Unlink(ctx context.Context, name string) syscall.Errno {
 	return syscall.ENOENT
 }
 
-// Rename moves scratch files; onto meta.json one replaces the document if
-// it is valid (else EINVAL and nothing changes). Generated files do not
-// move.
+// Rename moves temporaries among their names; onto meta.json one replaces
+// the document if it is valid (else EINVAL and nothing changes).
+// Generated files do not move, and a temporary does not become a file of
+// its own name: it would vanish at unmount.
 func (n *sessionDir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
 	if errno := n.fsys.writable(); errno != 0 {
 		return errno
@@ -142,7 +228,11 @@ func (n *sessionDir) Rename(ctx context.Context, name string, newParent fs.Inode
 	}
 	switch {
 	case newName == "meta.json":
-		if _, err := n.s.EditMeta(f.content()); err != nil {
+		file, ok := f.(*scratchFile)
+		if !ok {
+			return syscall.EPERM
+		}
+		if _, err := n.s.EditMeta(file.content()); err != nil {
 			return toErrno(err)
 		}
 		n.scratch.remove(name)
@@ -151,9 +241,8 @@ func (n *sessionDir) Rename(ctx context.Context, name string, newParent fs.Inode
 		// holds the folder's lock until the rename returns.
 		go n.NotifyEntry("meta.json")
 		return 0
-	case isGenerated(newName):
+	case isGenerated(newName), !isEditorTemp(newName):
 		return syscall.EPERM
 	}
-	n.scratch.move(name, newName)
-	return 0
+	return n.scratch.move(name, newName, flags&unix.RENAME_NOREPLACE != 0)
 }

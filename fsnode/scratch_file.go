@@ -10,10 +10,10 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// scratchFile is a plain file a program creates in a session folder:
-// editors write the new meta.json beside it and rename it over, probe that
-// they can create files, or keep backups. It lives in memory only (bounded,
-// gone at unmount); renamed onto meta.json it replaces the document.
+// scratchFile is an editor's temporary file in a session folder (see
+// isEditorTemp): a swap file, a backup, the new meta.json written beside
+// it and renamed over. It lives in memory only (bounded, gone at
+// unmount); renamed onto meta.json it replaces the document.
 type scratchFile struct {
 	base
 	ino uint64 // its own: a new file of an old name is a new inode
@@ -37,6 +37,17 @@ var (
 	_ = (fs.NodeWriter)((*scratchFile)(nil))
 )
 
+func newScratchFile(fsys *FS, ino uint64) *scratchFile {
+	return &scratchFile{base: base{fsys: fsys}, ino: ino, buf: buffer{max: maxScratchSize}, mtime: time.Now()}
+}
+
+func (n *scratchFile) stable() fs.StableAttr {
+	return fs.StableAttr{Mode: syscall.S_IFREG, Ino: n.ino}
+}
+
+// Getattr reports mode 0600 whatever was asked: vim's write test (4913)
+// then sees that the folder does not keep modes and backs meta.json up by
+// copying, the one way here (meta.json cannot be renamed away).
 func (n *scratchFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	n.mu.Lock()
 	defer n.mu.Unlock()

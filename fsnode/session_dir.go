@@ -11,12 +11,13 @@ import (
 )
 
 // sessionDir is MOUNT/<session>/: meta.json, the default branch's files,
-// branches/ and turns/.
+// branches/ and turns/, and the temporaries editors make beside meta.json
+// (scratch_dir.go).
 type sessionDir struct {
 	base
 	refusing
 	s       *backing.Session
-	scratch *scratchSet // editors' files; see scratch_dir.go
+	scratch *scratchSet // editors' temporaries; see scratch_dir.go
 }
 
 var (
@@ -43,11 +44,7 @@ func (n *sessionDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 	list := []fuse.DirEntry{entry("meta.json", fileMode, ino(kindMeta, id))}
 	list = append(list, branchEntries(id)...)
 	list = append(list, entry("branches", syscall.S_IFDIR, ino(kindBranches, id)))
-	for _, name := range n.scratch.names() {
-		if f := n.scratch.get(name); f != nil {
-			list = append(list, entry(name, fileMode, f.ino))
-		}
-	}
+	list = append(list, n.scratch.entries()...)
 	return fs.NewListDirStream(list), 0
 }
 
@@ -60,7 +57,8 @@ func (n *sessionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 		in = child(ctx, &n.Inode, name, &branchesDir{base: base{fsys: n.fsys}, s: n.s}, syscall.S_IFDIR, ino(kindBranches, n.s.ID()))
 	default:
 		if f := n.scratch.get(name); f != nil {
-			in = child(ctx, &n.Inode, name, f, fileMode, f.ino)
+			a := f.stable()
+			in = child(ctx, &n.Inode, name, f, a.Mode, a.Ino)
 			break
 		}
 		in = branchFile(ctx, &n.Inode, n.fsys, branchRef{s: n.s}, name, n.s.ID())

@@ -7,7 +7,7 @@ import (
 
 // Every entry of every kind of folder (the root, archive/, trash/, a
 // session, branches/, a branch, turns/, a turn, fork/, and an editor's
-// temporary file) lists the inode number (d_ino) that stat
+// temporary file and lock link) lists the inode number (d_ino) that stat
 // gives it (st_ino), and every number is below 2^63, apart from go-fuse's
 // own range. d_ino was 4294967295 ("unknown") for most entries.
 func TestInodeDirentMatchesStat(t *testing.T) {
@@ -18,8 +18,9 @@ func TestInodeDirentMatchesStat(t *testing.T) {
 	run(t, "mkdir", m.P("s", "branches", "x"))
 	run(t, "mv", m.P("archived"), m.P("archive", "archived"))
 	run(t, "rmdir", m.P("trashed"))
-	wantOK(t, "make an editor's swap file", `
+	wantOK(t, "make an editor's swap file and lock link", `
 open(os.path.join(A[0], ".meta.json.swp"), "w").write("swap")
+os.symlink("user@host.1", os.path.join(A[0], ".#meta.json"))
 `, m.P("s"))
 	printed := wantOK(t, "compare d_ino with st_ino", `
 folders = kinds = 0
@@ -40,7 +41,7 @@ print("checked %d entries in %d folders" % (kinds, folders))
 		}
 	}
 	t.Log(printed)
-	for _, want := range []string{"archive/archived/turns/2/fork", "trash/trashed~", "s/branches/x/turns/1", "s/.meta.json.swp"} {
+	for _, want := range []string{"archive/archived/turns/2/fork", "trash/trashed~", "s/branches/x/turns/1", "s/.#meta.json"} {
 		if got := run(t, "find", m.Dir); !strings.Contains(got, want) {
 			t.Errorf("the walk did not reach %s", want)
 		}

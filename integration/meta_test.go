@@ -99,7 +99,7 @@ os.rename(tmp, A[0])
 	// Renaming an invalid document onto meta.json fails and changes nothing.
 	before := cat(t, path)
 	wantErrno(t, "EINVAL", "rename a non-JSON temp file onto meta.json", `
-tmp = os.path.join(os.path.dirname(A[0]), "bad.tmp")
+tmp = os.path.join(os.path.dirname(A[0]), "meta.json.bad")
 with open(tmp, "w") as f:
     f.write("not json")
 os.rename(tmp, A[0])
@@ -108,8 +108,8 @@ os.rename(tmp, A[0])
 		t.Errorf("a refused rename changed meta.json:\n got %q\nwant %q", got, before)
 	}
 	// An editor's leftover can be removed.
-	run(t, "rm", "-f", m.P("s", "bad.tmp"))
-	if got := ls(t, m.P("s")); contains(got, "bad.tmp") {
+	run(t, "rm", "-f", m.P("s", "meta.json.bad"))
+	if got := ls(t, m.P("s")); contains(got, "meta.json.bad") {
 		t.Errorf("rm of a scratch file left it: %q", got)
 	}
 }

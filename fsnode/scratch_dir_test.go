@@ -1,0 +1,35 @@
+package fsnode
+
+import "testing"
+
+// The one rule of editors' temporaries: the names vim, nano, emacs and
+// temp-then-rename savers make beside meta.json, and vim's write test.
+func TestIsEditorTemp(t *testing.T) {
+	for name, want := range map[string]bool{
+		".meta.json.swp":        true, // vim, nano
+		".meta.json.swx":        true, // vim's probe of its swap name
+		"meta.json~":            true, // backups
+		"#meta.json#":           true, // emacs auto-save
+		".#meta.json":           true, // emacs lock
+		"meta.json.tmp":         true,
+		"meta.json.vsctmp":      true, // VS Code
+		".meta.json.4815162342": true, // atomic-write libraries
+		"meta.json___jb_tmp___": true, // JetBrains
+		"4913":                  true, // vim's write test
+		"5036":                  true, // vim's next try: 4913 + 123
+		"4914":                  false,
+		"04913":                 false,
+		"notes.md":              false,
+		"hostname":              false,
+		".hidden":               false,
+		"#notes#":               false,
+		"sedAb12Cd":             false, // sed -i: refused, documented
+		".goutputstream-ABC123": false,
+		"transcript.md~":        false, // a generated file is not edited
+		"xmeta.json":            false,
+	} {
+		if got := isEditorTemp(name); got != want {
+			t.Errorf("isEditorTemp(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
