@@ -1,10 +1,14 @@
 package fsnode
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -14,7 +18,8 @@ import (
 
 // metaFile is a session's meta.json: the document, readable and editable.
 // Writes are buffered per open file and replace the document at close or
-// fsync, if it is a JSON object with the session's id (see metaHandle).
+// fsync, if it is a JSON object with the session's id (see metaHandle); a
+// write that completes an invalid document fails itself.
 type metaFile struct {
 	base
 	s *backing.Session
@@ -42,6 +47,45 @@ func (n *metaFile) doc() ([]byte, error) {
 	}
 	return backing.EncodeMeta(m)
 }
+
+// checkMeta is the one check of an edited meta.json, made when a write
+// completes the document and again before the store replaces it: a JSON
+// object in valid UTF-8 with the session's id. (backing.EditMeta keeps
+// the fields the store owns whatever the document says.)
+func checkMeta(s *backing.Session, doc []byte) error {
+	if !utf8.Valid(doc) {
+		return fmt.Errorf("%w: meta.json is not valid UTF-8", backing.ErrInvalid)
+	}
+	m, err := backing.DecodeMeta(doc)
+	if err != nil {
+		return err
+	}
+	if m.ID != s.ID() {
+		return fmt.Errorf("%w: meta.json: \"id\" is %q and cannot change", backing.ErrInvalid, s.ID())
+	}
+	return nil
+}
+
+// editMeta replaces s's meta.json with doc, if checkMeta accepts it. A
+// doc that is meta.json as shown changes nothing, not even "updated": an
+// editor saving an unchanged file, or putting its backup back after a
+// refused save.
+func editMeta(s *backing.Session, doc []byte) error {
+	if err := checkMeta(s, doc); err != nil {
+		return err
+	}
+	if m, err := s.Meta(); err == nil {
+		if shown, err := backing.EncodeMeta(m); err == nil && bytes.Equal(shown, doc) {
+			return nil
+		}
+	}
+	_, err := s.EditMeta(doc)
+	return err
+}
+
+// complete reports whether doc is one whole JSON value (its strings' UTF-8
+// aside): until it is, an editor may still be writing it in pieces.
+func complete(doc []byte) bool { return json.Valid(doc) }
 
 func (n *metaFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	if h, ok := fh.(*metaHandle); ok {

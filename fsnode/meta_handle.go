@@ -11,9 +11,13 @@ import (
 )
 
 // metaHandle is one open of meta.json. Writes edit a private buffer; at
-// close or fsync the buffer, if changed, replaces the document through
-// Session.EditMeta, which refuses anything but a JSON object with the
-// session's id (EINVAL, and nothing changes).
+// close or fsync the buffer, if changed, replaces the document if
+// checkMeta accepts it: a JSON object in UTF-8 with the session's id
+// (else EINVAL, and nothing changes). A write (or truncation) that leaves
+// the buffer one whole JSON value that checkMeta refuses fails itself
+// with EINVAL and leaves the buffer as it was, since a shell drops the
+// error of close; a buffer that is not yet whole JSON is taken as an
+// editor's save in progress.
 type metaHandle struct {
 	node *metaFile
 
@@ -43,11 +47,28 @@ func (h *metaHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.Rea
 func (h *metaHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	was := h.buf.save(off, len(data))
 	if errno := h.buf.writeAt(data, off); errno != 0 {
+		return 0, errno
+	}
+	if errno := h.check(was); errno != 0 {
 		return 0, errno
 	}
 	h.dirty, h.written = true, true
 	return uint32(len(data)), 0
+}
+
+// check refuses a buffer that is whole JSON and no valid document, and
+// puts back what the refused change overwrote.
+func (h *metaHandle) check(was saved) syscall.Errno {
+	if !complete(h.buf.data) {
+		return 0
+	}
+	if err := checkMeta(h.node.s, h.buf.data); err != nil {
+		h.buf.restore(was)
+		return toErrno(err)
+	}
+	return 0
 }
 
 func (h *metaHandle) fresh() bool {
@@ -59,8 +80,15 @@ func (h *metaHandle) fresh() bool {
 func (h *metaHandle) truncate(size int64) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	was := h.buf.save(size, -1)
+	if errno := h.buf.truncate(size); errno != 0 {
+		return errno
+	}
+	if errno := h.check(was); errno != 0 {
+		return errno
+	}
 	h.dirty = true
-	return h.buf.truncate(size)
+	return 0
 }
 
 func (h *metaHandle) getattr(out *fuse.AttrOut) syscall.Errno {
@@ -81,7 +109,7 @@ func (h *metaHandle) Flush(ctx context.Context) syscall.Errno {
 		return 0
 	}
 	h.dirty = false
-	if _, err := h.node.s.EditMeta(h.buf.data); err != nil {
+	if err := editMeta(h.node.s, h.buf.data); err != nil {
 		return toErrno(err)
 	}
 	// Later reads through this handle show what was stored.

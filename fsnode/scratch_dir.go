@@ -232,7 +232,7 @@ func (n *sessionDir) Rename(ctx context.Context, name string, newParent fs.Inode
 		if !ok {
 			return syscall.EPERM
 		}
-		if _, err := n.s.EditMeta(file.content()); err != nil {
+		if err := editMeta(n.s, file.content()); err != nil {
 			return toErrno(err)
 		}
 		n.scratch.remove(name)

@@ -114,8 +114,9 @@ os.rename(tmp, A[0])
 	}
 }
 
-// A bad edit (another id, or not JSON, or not an object) fails at close
-// with EINVAL and leaves meta.json as it was.
+// A bad edit (another id, or not JSON, or not an object) fails with EINVAL
+// and leaves meta.json as it was: at the write when the document is
+// complete JSON, else at close.
 func TestMetaBadEdit(t *testing.T) {
 	m := newMount(t)
 	newSession(t, m.Store, "s", "Kept title", conversation...)
@@ -125,15 +126,21 @@ func TestMetaBadEdit(t *testing.T) {
 	doc["id"] = "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee"
 	doc["title"] = "Should not stick"
 	otherID, _ := json.Marshal(doc)
-	for _, bad := range []string{string(otherID), "not json at all", `["an", "array"]`, `{"title": "no id"}`} {
+	for _, c := range []struct{ bad, printed string }{
+		{string(otherID), ""},
+		{"not json at all", "written"},
+		{`["an", "array"]`, ""},
+		{`{"title": "no id"}`, ""},
+	} {
+		bad := c.bad
 		status, printed := py(t, `
 fd = os.open(A[0], os.O_WRONLY | os.O_TRUNC)
 os.write(fd, A[1].encode())
 print("written")
 os.close(fd)
 `, path, bad)
-		if printed != "written" || status != "ERR EINVAL" {
-			t.Errorf("edit to %q: write %q, close %s; want the write accepted and close to fail with EINVAL", trunc(bad), printed, status)
+		if printed != c.printed || status != "ERR EINVAL" {
+			t.Errorf("edit to %q: printed %q, then %s; want %q and EINVAL", trunc(bad), printed, status, c.printed)
 		}
 		if got := cat(t, path); got != before {
 			t.Errorf("after the refused edit %q meta.json changed:\n got %q\nwant %q", trunc(bad), got, before)
