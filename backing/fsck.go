@@ -1,6 +1,7 @@
 package backing
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Problem is one thing fsck found wrong in the store.
@@ -199,7 +201,7 @@ func (c *fsck) checkMeta(s *Session, links []nameLink) (Meta, bool) {
 	var m Meta
 	what := "missing"
 	if err == nil {
-		m, err = DecodeMeta(data)
+		m, err = decodeMeta(bytes.ToValidUTF8(data, []byte("\uFFFD")))
 		what = fmt.Sprintf("unreadable: %v", err)
 	}
 	if err != nil {
@@ -207,6 +209,16 @@ func (c *fsck) checkMeta(s *Session, links []nameLink) (Meta, bool) {
 			return c.rebuildMeta(s, links, data)
 		})
 		return m, false
+	}
+	// Written before meta.json had to be UTF-8: m already has U+FFFD for
+	// each invalid byte, so the repairs below write it so too.
+	if !utf8.Valid(data) {
+		c.report(s.id, p, "not valid UTF-8; repair replaces each invalid byte with U+FFFD (the old file goes to quarantine)", func() error {
+			if err := s.quarantine("meta.json", "utf8", data); err != nil {
+				return err
+			}
+			return s.writeMeta(m)
+		})
 	}
 	if m.ID != s.id {
 		c.report(s.id, p, fmt.Sprintf("id is %q, the folder says %q", m.ID, s.id), func() error {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // Session states.
@@ -106,8 +107,20 @@ func EncodeMeta(m Meta) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// DecodeMeta parses meta.json, requiring a JSON object with an id.
+// DecodeMeta parses a meta.json a user gives: a JSON object with an id, in
+// valid UTF-8. encoding/json would turn invalid bytes into U+FFFD in known
+// fields and keep them raw in the others; they are refused instead, as an
+// append refuses them.
 func DecodeMeta(data []byte) (Meta, error) {
+	if !utf8.Valid(data) {
+		return Meta{}, fmt.Errorf("%w: meta.json: not valid UTF-8", ErrInvalid)
+	}
+	return decodeMeta(data)
+}
+
+// decodeMeta parses a stored meta.json. It is DecodeMeta without the UTF-8
+// rule, so that a file stored before the rule still reads; fsck reports it.
+func decodeMeta(data []byte) (Meta, error) {
 	var m Meta
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 || trimmed[0] != '{' {

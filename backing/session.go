@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Session is a handle on one session, by id: it stays valid across renames,
@@ -72,7 +73,7 @@ func (s *Session) Meta() (Meta, error) {
 	if err != nil {
 		return Meta{}, err
 	}
-	m, err := DecodeMeta(data)
+	m, err := decodeMeta(data)
 	if err != nil {
 		return m, fmt.Errorf("session %s: %w", s.id, err)
 	}
@@ -148,8 +149,11 @@ func (s *Session) EditMeta(doc []byte) (Meta, error) {
 	})
 }
 
-// SetTitle sets the session's title.
+// SetTitle sets the session's title, which must be valid UTF-8.
 func (s *Session) SetTitle(title string) error {
+	if !utf8.ValidString(title) {
+		return fmt.Errorf("%w: title: not valid UTF-8", ErrInvalid)
+	}
 	_, err := s.updateMeta(func(m *Meta) error {
 		m.Title, m.Updated = title, now()
 		return nil
@@ -162,6 +166,9 @@ func (s *Session) SetTitle(title string) error {
 func (s *Session) SetExtra(key string, v json.RawMessage) error {
 	if metaFields[key] {
 		return fmt.Errorf("%w: meta.json: %q belongs to the store", ErrInvalid, key)
+	}
+	if !utf8.ValidString(key) || (v != nil && !utf8.Valid(v)) {
+		return fmt.Errorf("%w: meta.json: %q: not valid UTF-8", ErrInvalid, key)
 	}
 	_, err := s.updateMeta(func(m *Meta) error {
 		if v == nil {
