@@ -34,10 +34,13 @@ func (n *appendFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.At
 
 // Open gives each open its own handle, so each writer's partial lines and
 // text stay its own. Direct I/O: the kernel passes every write through
-// (no page cache, no offsets), and reads return nothing.
+// (no page cache, no offsets), and reads return nothing. Opening for
+// writing is refused at once on a read-only mount and in the trash.
 func (n *appendFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	if errno := n.fsys.writable(); errno != 0 && isWrite(flags) {
-		return nil, 0, errno
+	if isWrite(flags) {
+		if errno := n.fsys.changeable(n.ref.s); errno != 0 {
+			return nil, 0, errno
+		}
 	}
 	h := &appendHandle{fsys: n.fsys, ref: n.ref, max: n.fsys.st.Options().MaxMessage}
 	// Parallel direct writes: without it the kernel takes the inode lock
@@ -49,6 +52,9 @@ func (n *appendFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uin
 // Setattr accepts truncation to zero (`echo x > append` opens with O_TRUNC)
 // and nothing else.
 func (n *appendFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if errno := n.fsys.changeable(n.ref.s); errno != 0 {
+		return errno
+	}
 	if sz, ok := in.GetSize(); !ok || sz != 0 || in.Valid&^(fuse.FATTR_SIZE|fuse.FATTR_FH|fuse.FATTR_LOCKOWNER) != 0 {
 		return syscall.EPERM
 	}

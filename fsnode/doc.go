@@ -12,5 +12,6 @@
 // branch_dir.go, turns_dir.go, turn_dir.go, fork_dir.go, rendered_file.go,
 // append_file.go, meta_file.go, info_file.go, archive_dir.go, trash_dir.go,
 // scratch_file.go and scratch_link.go (editors' temporaries in a session
-// folder, whose one rule is in scratch_dir.go).
+// folder, whose one rule is in scratch_dir.go). A session in the trash is
+// read-only: every change fails with EROFS where it starts (FS.changeable).
 package fsnode

@@ -128,6 +128,22 @@ func (f *FS) writable() syscall.Errno {
 	return 0
 }
 
+// changeable refuses changes to session s on a read-only mount, and to a
+// session in the trash, which is read-only until restored: EROFS, where
+// the change starts (open for writing, mkdir, create, rename), not only
+// when the store refuses it at the commit (backing.ErrTrashed, EROFS too,
+// which still decides a race with a trash or restore). A session whose
+// meta.json cannot be read is not refused here: the store decides.
+func (f *FS) changeable(s *backing.Session) syscall.Errno {
+	if errno := f.writable(); errno != 0 {
+		return errno
+	}
+	if m, err := s.Meta(); err == nil && m.State == backing.StateTrashed {
+		return syscall.EROFS
+	}
+	return 0
+}
+
 // statfs reports the store's filesystem, with the name limit of sessfs.
 func (f *FS) statfs(out *fuse.StatfsOut) syscall.Errno {
 	var s syscall.Statfs_t

@@ -35,17 +35,24 @@ var (
 	_ = (fs.NodeSetattrer)((*metaFile)(nil))
 )
 
-// doc is the document as meta.json shows it. One the store cannot parse
-// is shown as its bytes, so a person can see it and fix it (fsck too).
-func (n *metaFile) doc() ([]byte, error) {
+// doc is the document as meta.json shows it, and its mode: 0444 in the
+// trash, where it cannot change. One the store cannot parse is shown as
+// its bytes, so a person can see it and fix it (fsck too).
+func (n *metaFile) doc() ([]byte, uint32, error) {
 	m, err := n.s.Meta()
 	if errors.Is(err, backing.ErrInvalid) {
-		return n.s.MetaBytes()
+		doc, err := n.s.MetaBytes()
+		return doc, 0o644, err
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return backing.EncodeMeta(m)
+	mode := uint32(0o644)
+	if m.State == backing.StateTrashed {
+		mode = 0o444
+	}
+	doc, err := backing.EncodeMeta(m)
+	return doc, mode, err
 }
 
 // checkMeta is the one check of an edited meta.json, made when a write
@@ -91,7 +98,7 @@ func (n *metaFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Attr
 	if h, ok := fh.(*metaHandle); ok {
 		return h.getattr(out)
 	}
-	doc, err := n.doc()
+	doc, mode, err := n.doc()
 	if err != nil {
 		return toErrno(err)
 	}
@@ -99,23 +106,24 @@ func (n *metaFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Attr
 	if err != nil {
 		return toErrno(err)
 	}
-	n.fsys.attr(&out.Attr, syscall.S_IFREG|0o644, int64(len(doc)), fi.ModTime())
+	n.fsys.attr(&out.Attr, syscall.S_IFREG|mode, int64(len(doc)), fi.ModTime())
 	return 0
 }
 
 // Open snapshots the document, so a reader sees one version whole; a
-// writer starts from it, or from nothing with O_TRUNC.
+// writer starts from it, or from nothing with O_TRUNC. Opening for writing
+// is refused at once on a read-only mount and in the trash.
 func (n *metaFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if isWrite(flags) {
-		if errno := n.fsys.writable(); errno != 0 {
+		if errno := n.fsys.changeable(n.s); errno != 0 {
 			return nil, 0, errno
 		}
 	}
-	doc, err := n.doc()
+	doc, mode, err := n.doc()
 	if err != nil {
 		return nil, 0, toErrno(err)
 	}
-	h := &metaHandle{node: n, buf: buffer{data: doc, max: maxMeta}}
+	h := &metaHandle{node: n, mode: mode, buf: buffer{data: doc, max: maxMeta}}
 	if flags&syscall.O_TRUNC != 0 {
 		h.buf.data, h.dirty = nil, true
 	}
@@ -158,7 +166,7 @@ func (n *metaFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 	if h, ok := fh.(*metaHandle); ok {
 		return h.Read(ctx, dest, off)
 	}
-	doc, err := n.doc()
+	doc, _, err := n.doc()
 	if err != nil {
 		return nil, toErrno(err)
 	}
@@ -168,7 +176,7 @@ func (n *metaFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 // Setattr takes a size change through an open file (O_TRUNC, ftruncate);
 // chmod, chown and utimes of the document are refused.
 func (n *metaFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	if errno := n.fsys.writable(); errno != 0 {
+	if errno := n.fsys.changeable(n.s); errno != 0 {
 		return errno
 	}
 	sz, ok := in.GetSize()
@@ -183,7 +191,7 @@ func (n *metaFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAt
 		}
 		// truncate(2) by path has no open file to buffer in; the only
 		// size it can set without breaking the document is its own.
-		doc, err := n.doc()
+		doc, _, err := n.doc()
 		if err != nil {
 			return toErrno(err)
 		}

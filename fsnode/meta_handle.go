@@ -20,6 +20,7 @@ import (
 // editor's save in progress.
 type metaHandle struct {
 	node *metaFile
+	mode uint32 // the permissions at open (metaFile.doc)
 
 	mu      sync.Mutex
 	buf     buffer
@@ -98,7 +99,7 @@ func (h *metaHandle) getattr(out *fuse.AttrOut) syscall.Errno {
 	if fi, err := h.node.s.MetaModTime(); err == nil {
 		mtime = fi.ModTime()
 	}
-	h.node.fsys.attr(&out.Attr, syscall.S_IFREG|0o644, int64(len(h.buf.data)), mtime)
+	h.node.fsys.attr(&out.Attr, syscall.S_IFREG|h.mode, int64(len(h.buf.data)), mtime)
 	return 0
 }
 
@@ -113,7 +114,7 @@ func (h *metaHandle) Flush(ctx context.Context) syscall.Errno {
 		return toErrno(err)
 	}
 	// Later reads through this handle show what was stored.
-	if doc, err := h.node.doc(); err == nil {
+	if doc, _, err := h.node.doc(); err == nil {
 		h.buf.data = doc
 	}
 	return 0

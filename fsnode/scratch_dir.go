@@ -155,7 +155,7 @@ var (
 
 // newName checks a name for a new temporary.
 func (n *sessionDir) newName(name string) syscall.Errno {
-	if errno := n.fsys.writable(); errno != 0 {
+	if errno := n.fsys.changeable(n.s); errno != 0 {
 		return errno
 	}
 	switch {
@@ -202,6 +202,9 @@ func (n *sessionDir) Symlink(ctx context.Context, target, name string, out *fuse
 }
 
 func (n *sessionDir) Unlink(ctx context.Context, name string) syscall.Errno {
+	if errno := n.fsys.changeable(n.s); errno != 0 {
+		return errno
+	}
 	if n.scratch.remove(name) {
 		return 0
 	}
@@ -216,7 +219,7 @@ func (n *sessionDir) Unlink(ctx context.Context, name string) syscall.Errno {
 // Generated files do not move, and a temporary does not become a file of
 // its own name: it would vanish at unmount.
 func (n *sessionDir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	if errno := n.fsys.writable(); errno != 0 {
+	if errno := n.fsys.changeable(n.s); errno != 0 {
 		return errno
 	}
 	f := n.scratch.get(name)
