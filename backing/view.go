@@ -295,3 +295,6 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// TurnOf is the turn message i belongs to (1-based).
+func (v *View) TurnOf(i int) int { return max(1, v.starts(i+1)) }

@@ -8,24 +8,15 @@ import (
 )
 
 // frame returns what a whole-branch rendering puts around its pieces:
+// transcript.md's header (masked in transcript.redacted.md),
 // transcript.html's head and tail, export.json's opening (meta and
-// branches) and closing. Other renderings are their pieces alone.
+// branches) and closing. messages.jsonl and a turn's files are their
+// pieces alone.
 func (n *renderedFile) frame(v *backing.View) (head, tail []byte, err error) {
-	if n.turn > 0 {
+	if n.turn > 0 || n.format == formatJSONL {
 		return nil, nil, nil
 	}
-	switch n.format {
-	case formatHTML:
-		m, err := n.ref.s.Meta()
-		if err != nil {
-			return nil, nil, err
-		}
-		title := m.Title
-		if title == "" {
-			title = m.Name
-		}
-		return render.HTMLHead(title), render.HTMLTail(), nil
-	case formatJSON:
+	if n.format == formatJSON {
 		meta, err := n.ref.s.MetaBytes()
 		if err != nil {
 			return nil, nil, err
@@ -40,5 +31,15 @@ func (n *renderedFile) frame(v *backing.View) (head, tail []byte, err error) {
 		}
 		return render.JSONHead(meta, bs, v.Branch().ID), render.JSONTail(), nil
 	}
-	return nil, nil, nil
+	h, err := TranscriptHeader(n.ref.s, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch n.format {
+	case formatHTML:
+		return render.HTMLHeadFor(h), render.HTMLTail(), nil
+	case formatRedacted:
+		return render.Redact(render.MarkdownHead(h)), nil, nil
+	}
+	return render.MarkdownHead(h), nil, nil
 }

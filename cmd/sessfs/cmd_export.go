@@ -18,6 +18,7 @@ import (
 
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/backing/importer"
+	"github.com/sessfs/sessfs/fsnode"
 	"github.com/sessfs/sessfs/render"
 )
 
@@ -160,20 +161,18 @@ func (x exporter) branch(s *backing.Session, branch, format string) error {
 		return err
 	}
 	switch format {
-	case "md":
-		return writeMessages(x.w, v, 0, v.Len(), x.renderer(render.Markdown))
 	case "jsonl":
 		return writeMessages(x.w, v, 0, v.Len(), x.renderer(render.JSONL))
-	case "html":
-		m, err := s.Meta()
+	case "md", "html":
+		h, err := fsnode.TranscriptHeader(s, v)
 		if err != nil {
 			return err
 		}
-		title := m.Title
-		if title == "" {
-			title = m.Name
+		if format == "md" {
+			x.put(render.MarkdownHead(h))
+			return writeMessages(x.w, v, 0, v.Len(), x.renderer(render.Markdown))
 		}
-		x.put(render.HTMLHead(title))
+		x.put(render.HTMLHeadFor(h))
 		if err := writeMessages(x.w, v, 0, v.Len(), x.renderer(render.HTML)); err != nil {
 			return err
 		}

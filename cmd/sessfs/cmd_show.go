@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/fsnode"
 	"github.com/sessfs/sessfs/render"
 )
 
@@ -52,7 +53,17 @@ messages.jsonl. With --turn, only turn N (1-based).`)
 			return c.fail(err)
 		}
 	}
-	if err := writeMessages(bufio.NewWriterSize(os.Stdout, 64<<10), v, from, to, renderFn); err != nil {
+	w := bufio.NewWriterSize(os.Stdout, 64<<10)
+	if *format != "jsonl" && !c.fs.Changed("turn") {
+		// As transcript.md: a header, then the turns. A turn alone is
+		// as turns/<n>/transcript.md, its pieces only.
+		h, err := fsnode.TranscriptHeader(s, v)
+		if err != nil {
+			return c.fail(err)
+		}
+		w.Write(render.MarkdownHead(h))
+	}
+	if err := writeMessages(w, v, from, to, renderFn); err != nil {
 		return c.fail(err)
 	}
 	return exitOK

@@ -36,10 +36,12 @@ func TestImportRealSessions(t *testing.T) {
 		}
 		total += l.Messages
 	}
-	// Each session shows as Markdown.
+	// Each session shows as Markdown: a header naming its agent, then
+	// its turns.
 	for _, n := range names {
-		if md := s.ok("show", n); !strings.HasPrefix(md, "## Turn 1") {
-			t.Errorf("show %s starts %q", n, md[:min(40, len(md))])
+		md := s.ok("show", n)
+		if !strings.HasPrefix(md, "# ") || !strings.Contains(md, "\n- agent: ") || !strings.Contains(md, "\n## Turn 1") {
+			t.Errorf("show %s starts %q", n, md[:min(300, len(md))])
 		}
 	}
 	r := s.run("import", data)
