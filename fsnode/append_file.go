@@ -50,12 +50,15 @@ func (n *appendFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uin
 }
 
 // Setattr accepts truncation to zero (`echo x > append` opens with O_TRUNC)
-// and nothing else.
+// and times (touch), which change nothing: append's times are its
+// branch's. Anything else is refused.
 func (n *appendFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	if errno := n.fsys.changeable(n.ref.s); errno != 0 {
 		return errno
 	}
-	if sz, ok := in.GetSize(); !ok || sz != 0 || in.Valid&^(fuse.FATTR_SIZE|fuse.FATTR_FH|fuse.FATTR_LOCKOWNER) != 0 {
+	sz, isSize := in.GetSize()
+	truncate := isSize && sz == 0 && in.Valid&^(fuse.FATTR_SIZE|fuse.FATTR_FH|fuse.FATTR_LOCKOWNER|fuse.FATTR_KILL_SUIDGID) == 0
+	if !truncate && !onlyTimes(in) {
 		return syscall.EPERM
 	}
 	return n.Getattr(ctx, fh, out)

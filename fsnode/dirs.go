@@ -80,6 +80,14 @@ const (
 	fileMode = syscall.S_IFREG
 )
 
+// onlyTimes reports whether a Setattr sets access or modification times
+// and nothing else, as touch(1) does.
+func onlyTimes(in *fuse.SetAttrIn) bool {
+	const times = fuse.FATTR_ATIME | fuse.FATTR_MTIME | fuse.FATTR_ATIME_NOW | fuse.FATTR_MTIME_NOW | fuse.FATTR_CTIME
+	const handle = fuse.FATTR_FH | fuse.FATTR_LOCKOWNER
+	return in.Valid&times != 0 && in.Valid&^(times|handle) == 0
+}
+
 // refusing is embedded in every directory: it refuses, with EPERM, the
 // changes a directory does not implement itself (go-fuse would answer
 // ENOTSUP, which shells print as a puzzling "Operation not supported").

@@ -31,7 +31,7 @@ func (n *forkDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrO
 	if err != nil {
 		return toErrno(err)
 	}
-	n.fsys.dirAttr(out, v.ModTime())
+	n.fsys.dirAttr(out, turnTime(v, n.turn))
 	return 0
 }
 

@@ -173,15 +173,19 @@ func (n *metaFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 	return fuse.ReadResultData(slice(doc, off, len(dest))), 0
 }
 
-// Setattr takes a size change through an open file (O_TRUNC, ftruncate);
-// chmod, chown and utimes of the document are refused.
+// Setattr takes a size change through an open file (O_TRUNC, ftruncate),
+// and times (touch), which change nothing: meta.json's mtime is when the
+// store last replaced it. chmod and chown are refused.
 func (n *metaFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	if errno := n.fsys.changeable(n.s); errno != 0 {
 		return errno
 	}
+	if onlyTimes(in) {
+		return n.Getattr(ctx, fh, out)
+	}
 	sz, ok := in.GetSize()
 	h, isHandle := fh.(*metaHandle)
-	if !ok || in.Valid&^(fuse.FATTR_SIZE|fuse.FATTR_FH|fuse.FATTR_LOCKOWNER) != 0 {
+	if !ok || in.Valid&^(fuse.FATTR_SIZE|fuse.FATTR_FH|fuse.FATTR_LOCKOWNER|fuse.FATTR_KILL_SUIDGID) != 0 {
 		return syscall.EPERM
 	}
 	if !isHandle {

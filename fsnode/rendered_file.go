@@ -85,7 +85,11 @@ func (n *renderedFile) attr(out *fuse.AttrOut) syscall.Errno {
 	if err != nil {
 		return toErrno(err)
 	}
-	n.fsys.attr(&out.Attr, syscall.S_IFREG|0o444, sp.size(), sp.v.ModTime())
+	mtime := sp.v.ModTime()
+	if n.turn > 0 {
+		mtime = turnTime(sp.v, n.turn)
+	}
+	n.fsys.attr(&out.Attr, syscall.S_IFREG|0o444, sp.size(), mtime)
 	out.SetTimeout(attrTimeout)
 	n.changed(sp)
 	if n.turn == 0 || n.turn == sp.v.Turns() {

@@ -1,11 +1,16 @@
 package fsnode
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 // turnDir is turns/<n>/: the turn's messages.jsonl and transcript.md, and
@@ -32,8 +37,56 @@ func (n *turnDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrO
 	if n.turn > v.Turns() {
 		return syscall.ENOENT
 	}
-	n.fsys.dirAttr(out, v.ModTime())
+	n.fsys.dirAttr(out, turnTime(v, n.turn))
 	return 0
+}
+
+// turnTime is the time of turn k: the "ts" of its last message, events
+// included, so that a turn folder and its renderings show when the turn
+// ended (or, while it is the last, its latest message). The branch's
+// time stands in when that message has no time that parses.
+func turnTime(v *backing.View, k int) time.Time {
+	_, to, err := v.TurnRange(k)
+	if err != nil || to == 0 {
+		return v.ModTime()
+	}
+	msgs, err := v.Read(to-1, to)
+	if err != nil || len(msgs) != 1 {
+		return v.ModTime()
+	}
+	if t, ok := messageTime(msgs[0].Raw); ok {
+		return t
+	}
+	return v.ModTime()
+}
+
+// messageTime reads a stored message's "ts" (RFC 3339). Keys are exact
+// and the last of duplicates wins, as the store reads them.
+func messageTime(raw []byte) (time.Time, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return time.Time{}, false
+	}
+	var ts string
+	found := false
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return time.Time{}, false
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return time.Time{}, false
+		}
+		if key == "ts" {
+			found = json.Unmarshal(value, &ts) == nil
+		}
+	}
+	if !found {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	return t, err == nil
 }
 
 func (n *turnDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
