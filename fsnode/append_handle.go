@@ -33,6 +33,7 @@ type appendHandle struct {
 	mode    int    // modeUnknown until the first non-blank byte
 	pending []byte // JSON: the unterminated line; text: the whole message
 	discard error  // JSON: the rest of a refused line is dropped with this
+	grown   bool   // an append was committed: tell the kernel once unlocked
 }
 
 const (
@@ -54,7 +55,25 @@ func (h *appendHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.R
 
 func (h *appendHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	n, errno := h.write(data)
+	h.unlock()
+	return n, errno
+}
+
+// unlock releases the handle, then tells the kernel of what a commit made
+// while it was held: no lock of the mount is held across a notification,
+// which waits for the kernel, which may wait for a request of this file.
+// The write or close returns after it, so a stat then sees the new size.
+func (h *appendHandle) unlock() {
+	grown := h.grown
+	h.grown = false
+	h.mu.Unlock()
+	if grown {
+		h.fsys.grew(h.ref)
+	}
+}
+
+func (h *appendHandle) write(data []byte) (uint32, syscall.Errno) {
 	n := uint32(len(data))
 	if h.mode == modeUnknown {
 		all := append(h.pending, data...)
@@ -146,8 +165,9 @@ func (h *appendHandle) writeJSON(data []byte) error {
 // JSON line. close(2) returns its error.
 func (h *appendHandle) Flush(ctx context.Context) syscall.Errno {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	return toErrno(h.commit())
+	err := h.commit()
+	h.unlock()
+	return toErrno(err)
 }
 
 // Fsync commits nothing: every line a write completed is durable when the
@@ -192,12 +212,12 @@ func (h *appendHandle) commit() error {
 	return h.append(msg)
 }
 
-// append commits lines to the branch and, once they are in, refreshes what
-// the kernel caches of its renderings.
+// append commits lines to the branch; once they are in, unlock refreshes
+// what the kernel caches of its renderings.
 func (h *appendHandle) append(lines ...[]byte) error {
 	if err := h.ref.s.AppendID(h.ref.id, lines); err != nil {
 		return err
 	}
-	h.fsys.grew(h.ref)
+	h.grown = true
 	return nil
 }

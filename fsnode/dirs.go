@@ -93,6 +93,18 @@ func onlyTimes(in *fuse.SetAttrIn) bool {
 // ENOTSUP, which shells print as a puzzling "Operation not supported").
 type refusing struct{}
 
+var (
+	_ = (fs.NodeCreater)((*refusing)(nil))
+	_ = (fs.NodeMkdirer)((*refusing)(nil))
+	_ = (fs.NodeRmdirer)((*refusing)(nil))
+	_ = (fs.NodeRenamer)((*refusing)(nil))
+	_ = (fs.NodeSetattrer)((*refusing)(nil))
+	_ = (fs.NodeLinker)((*refusing)(nil))
+	_ = (fs.NodeSymlinker)((*refusing)(nil))
+	_ = (fs.NodeMknoder)((*refusing)(nil))
+	_ = (fs.NodeUnlinker)((*refusing)(nil))
+)
+
 func (refusing) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
 	return nil, nil, 0, syscall.EPERM
 }

@@ -81,8 +81,9 @@ func MountOptions(st *backing.Store, opts Options) *fs.Options {
 			// pages itself (renderedFile.changed) instead of the
 			// kernel dropping every cached page at each size change.
 			ExplicitDataCacheControl: true,
-			// Appends are acknowledged only once durable: never let the
-			// kernel buffer writes.
+			// root calls mount(2) itself; others go through fusermount3.
+			// (The writeback cache stays off, go-fuse's default: a write
+			// to append must fail with its own error, once durable.)
 			DirectMount:        os.Getuid() == 0,
 			MaxWrite:           1 << 20,
 			MaxReadAhead:       1 << 20,

@@ -9,7 +9,8 @@ package fsnode
 // renderings, and the rendering of a branch's last turn (an earlier turn
 // never changes again).
 
-// watch records n as a live rendering of the branch named key.
+// watch records n as a live rendering of the branch named key. The caller
+// holds n.mu: FS.mu is taken after a node's lock, never before it.
 func (f *FS) watch(key string, n *renderedFile) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -26,8 +27,9 @@ func (f *FS) watch(key string, n *renderedFile) {
 
 // grew tells the kernel about the new size of every live rendering of the
 // branch ref names, after an append through this mount: the write returns
-// only once a stat would see it. No lock is held while notifying (the
-// kernel may need a read of the same file answered first).
+// only once a stat would see it. The caller holds no lock of the mount, and
+// grew takes none while notifying: a notification waits for the kernel,
+// which may first need a request of the same file answered.
 func (f *FS) grew(ref branchRef) {
 	f.mu.Lock()
 	watched := f.liveSessions[ref.s.ID()] > 0

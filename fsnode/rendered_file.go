@@ -13,9 +13,10 @@ import (
 	"github.com/sessfs/sessfs/backing"
 )
 
-// renderedFile is a read-only rendering of a branch, or of one turn of it:
-// transcript.md and messages.jsonl. Its size is exact, and a read renders
-// only the messages its byte range covers.
+// renderedFile is a read-only rendering of a branch (transcript.md,
+// transcript.html, transcript.redacted.md, messages.jsonl, export.json),
+// or of one turn of it (transcript.md, messages.jsonl). Its size is exact,
+// and a read renders only the messages its byte range covers.
 type renderedFile struct {
 	base
 	ref    branchRef
@@ -27,6 +28,9 @@ type renderedFile struct {
 	headSum    uint32 // a checksum of the head it was last told of
 	head, tail []byte // the frame it was last told of (frame.go)
 	key        string // the branch key it is watched under (live.go); "" if not
+	sizes      sizeKey
+	cache      *sizeCache // held under sizes (sizes.go); nil if none
+	forgotten  bool       // the kernel forgot the node: it holds nothing more
 }
 
 var (
@@ -73,8 +77,27 @@ func (n *renderedFile) span(fresh bool) (span, error) {
 			return span{}, err
 		}
 	}
-	sp.off, err = n.fsys.offsets(n.ref, v, n.format)
+	sp.off, err = n.sizeCache(sizeKey{n.ref.key(v), n.format}).offsets(v, n.format)
 	return sp, err
+}
+
+// sizeCache returns the piece offsets' cache of k, which the node holds
+// until it is forgotten, or until its key moves (the default branch
+// changed).
+func (n *renderedFile) sizeCache(k sizeKey) *sizeCache {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.forgotten { // a late request: answer it, keep nothing
+		return &sizeCache{off: []int64{0}}
+	}
+	if n.cache == nil || n.sizes != k {
+		c := n.fsys.holdSizes(k)
+		if n.cache != nil {
+			n.fsys.dropSizes(n.sizes)
+		}
+		n.sizes, n.cache = k, c
+	}
+	return n.cache
 }
 
 // attr answers stat and lookup. The kernel may keep the answer for
@@ -95,21 +118,28 @@ func (n *renderedFile) attr(out *fuse.AttrOut) syscall.Errno {
 	if n.turn == 0 || n.turn == sp.v.Turns() {
 		key := n.ref.key(sp.v)
 		n.mu.Lock()
-		n.key = key
+		if !n.forgotten { // else OnForget has unwatched it for good
+			n.key = key
+			n.fsys.watch(key, n)
+		}
 		n.mu.Unlock()
-		n.fsys.watch(key, n)
 	}
 	return 0
 }
 
 // OnForget drops the node from the watched renderings once the kernel no
-// longer holds it: nothing is cached to tell about.
+// longer holds it (nothing is cached to tell about), and lets go of its
+// size cache, which goes with its last user.
 func (n *renderedFile) OnForget() {
 	n.mu.Lock()
-	key := n.key
+	key, sizes, held := n.key, n.sizes, n.cache != nil
+	n.forgotten, n.cache = true, nil
 	n.mu.Unlock()
 	if key != "" {
 		n.fsys.unwatch(key, n)
+	}
+	if held {
+		n.fsys.dropSizes(sizes)
 	}
 }
 

@@ -48,24 +48,43 @@ type sizeKey struct {
 // message's piece in the rendering: off[i] is where message i starts and
 // off[n] is the size. It is built once and extended as the branch grows,
 // so a read at any offset finds its first message by binary search and
-// renders only what it returns.
+// renders only what it returns. It is kept while a rendering the kernel
+// holds uses it (users, under FS.mu), and dropped with the last one.
 type sizeCache struct {
+	users int
+
 	mu  sync.Mutex
 	off []int64
 }
 
-// offsets returns the piece offsets of v's messages in format f. The slice
-// is shared: callers only read it.
-func (f *FS) offsets(ref branchRef, v *backing.View, ft format) ([]int64, error) {
-	k := sizeKey{ref.key(v), ft}
+// holdSizes returns the cache of k, counting one more user.
+func (f *FS) holdSizes(k sizeKey) *sizeCache {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	c := f.sizes[k]
 	if c == nil {
 		c = &sizeCache{off: []int64{0}}
 		f.sizes[k] = c
 	}
-	f.mu.Unlock()
+	c.users++
+	return c
+}
 
+// dropSizes counts one user of the cache of k less, and forgets the cache
+// with its last user.
+func (f *FS) dropSizes(k sizeKey) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c := f.sizes[k]; c != nil {
+		if c.users--; c.users <= 0 {
+			delete(f.sizes, k)
+		}
+	}
+}
+
+// offsets returns the piece offsets of v's messages in format ft. The
+// slice is shared: callers only read it.
+func (c *sizeCache) offsets(v *backing.View, ft format) ([]int64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := v.Len()

@@ -108,11 +108,14 @@ func goTool() string {
 }
 
 // TestGOMAXPROCS1 runs the tests most sensitive to scheduling (appends,
-// concurrent writers, freshness, forks) once more with a single P: the
-// FUSE server, the kernel requests it answers and, for in-process mounts,
-// the test itself then share one thread of Go code, which shakes out
-// deadlocks and ordering assumptions the default run hides. (make test also
-// runs the whole package with GOMAXPROCS=1.)
+// concurrent writers, freshness, forks) once more, in a child go test with
+// GOMAXPROCS=1 (without the race detector): the FUSE server, the kernel
+// requests it answers and, for in-process mounts, the test itself then
+// share one P, one goroutine running Go code at a time, which shakes out
+// deadlocks and ordering assumptions the default run hides. It is the only
+// run with one P: make test runs the package with the default. The child
+// proves it had one P (its own TestGOMAXPROCS1 skips, saying so) and that
+// the tests ran (each one named below passed, none skipped).
 func TestGOMAXPROCS1(t *testing.T) {
 	if runtime.GOMAXPROCS(0) == 1 {
 		t.Skip("this run already has GOMAXPROCS=1")
@@ -124,15 +127,31 @@ func TestGOMAXPROCS1(t *testing.T) {
 	if moduleRoot == "" {
 		t.Fatalf("module root unknown: %v", buildErr)
 	}
-	cmd := exec.Command(goTool(), "test", "-count=1",
-		"-run", "^(TestAppend.*|TestConcurrentAppenders|TestFresh.*|TestFork.*)$", "./integration/")
+	cmd := exec.Command(goTool(), "test", "-count=1", "-v",
+		"-run", "^(TestGOMAXPROCS1|TestAppend.*|TestConcurrentAppenders|TestFresh.*|TestFork.*)$", "./integration/")
 	cmd.Dir = moduleRoot
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("GOMAXPROCS=1 go test: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "ok") {
-		t.Fatalf("GOMAXPROCS=1 go test printed no ok:\n%s", out)
+	if !strings.Contains(string(out), "this run already has GOMAXPROCS=1") {
+		t.Errorf("the child run did not have GOMAXPROCS=1:\n%s", out)
 	}
+	passed := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "--- PASS: "):
+			passed++
+		case strings.HasPrefix(l, "--- SKIP: ") && !strings.HasPrefix(l, "--- SKIP: TestGOMAXPROCS1 "):
+			t.Errorf("GOMAXPROCS=1: %s", l)
+		}
+	}
+	for _, name := range []string{"TestConcurrentAppenders", "TestAppendEchoAppend", "TestFreshAfterMountAppend", "TestForkMkdirBranch"} {
+		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
+			t.Errorf("GOMAXPROCS=1: %s did not pass:\n%s", name, out)
+		}
+	}
+	t.Logf("GOMAXPROCS=1: %d tests passed", passed)
 }
