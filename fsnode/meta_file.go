@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sync"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -56,13 +55,11 @@ func (n *metaFile) doc() ([]byte, uint32, error) {
 }
 
 // checkMeta is the one check of an edited meta.json, made when a write
-// completes the document and again before the store replaces it: a JSON
-// object in valid UTF-8 with the session's id. (backing.EditMeta keeps
-// the fields the store owns whatever the document says.)
+// completes the document and again before the store replaces it: what
+// backing.DecodeMeta accepts (a JSON object in valid UTF-8), with the
+// session's id. (backing.EditMeta keeps the fields the store owns
+// whatever the document says.)
 func checkMeta(s *backing.Session, doc []byte) error {
-	if !utf8.Valid(doc) {
-		return fmt.Errorf("%w: meta.json is not valid UTF-8", backing.ErrInvalid)
-	}
 	m, err := backing.DecodeMeta(doc)
 	if err != nil {
 		return err
