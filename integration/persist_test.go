@@ -14,11 +14,10 @@ import (
 )
 
 // persistPaths are the paths whose bytes and inode numbers must survive a
-// remount, relative to the mount point. Not append: each lookup of it is
-// its own inode, so concurrent writers do not queue on one inode lock
-// (TestAppendInodePerOpen).
+// remount, relative to the mount point. append too: each lookup of it is a
+// node of its own (TestAppendStableInode), all with the path's one number.
 var persistPaths = []string{
-	"s", "s/meta.json", "s/transcript.md", "s/messages.jsonl",
+	"s", "s/meta.json", "s/transcript.md", "s/messages.jsonl", "s/append", "s/branches/x/append",
 	"s/branches", "s/branches/main", "s/branches/main/transcript.md", "s/branches/main/info.json",
 	"s/branches/x", "s/branches/x/transcript.md", "s/branches/x/messages.jsonl", "s/branches/x/info.json",
 	"s/branches/x/turns", "s/branches/x/turns/3", "s/branches/x/turns/3/transcript.md",
