@@ -131,8 +131,8 @@ func (s *Session) writeBatch(batch []*pending) {
 // so a refused append leaves nothing behind.
 func (s *Session) writeBranch(id string, group []*pending) error {
 	// The branch may have been deleted by another process since Append
-	// looked it up.
-	if _, err := os.Stat(s.branchFile(id)); err != nil {
+	// looked it up. (Lstat: whether the file is there is all it asks.)
+	if _, err := os.Lstat(s.branchFile(id)); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("branch was deleted: %w", ErrNotFound)
 		}

@@ -2,11 +2,14 @@ package backing
 
 import (
 	"bufio"
-	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 const (
@@ -17,9 +20,16 @@ const (
 	tmpPrefix = ".tmp-"
 )
 
-// writeFileAtomic replaces a store file with data (see WriteFileAtomic).
+// writeFileAtomic replaces a store file with data (see WriteFileAtomic),
+// its folder reached without following a link.
 func writeFileAtomic(path string, data []byte) error {
-	return WriteFileAtomic(path, fileMode, func(w io.Writer) error {
+	dir, name := filepath.Split(path)
+	fd, err := openat2(dir, os.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return pathError("open", dir, err)
+	}
+	defer unix.Close(fd)
+	return replaceAt(fd, dir, name, fileMode, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
@@ -28,19 +38,44 @@ func writeFileAtomic(path string, data []byte) error {
 // WriteFileAtomic replaces path with what write writes, so that a reader or
 // a crash sees either the old file or the new one: write a temp file,
 // fsync, rename over, fsync the directory. If write fails, path is left as
-// it was. The store writes its own files so; the command line its exports.
+// it was. The command line writes its exports so, to the user's path.
 func WriteFileAtomic(path string, mode os.FileMode, write func(io.Writer) error) error {
-	dir, base := filepath.Split(path)
-	f, err := os.CreateTemp(dir, tmpPrefix+base+"-*")
-	if err != nil {
-		return err
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
 	}
-	tmp := f.Name()
+	fd, err := unix.Open(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	defer unix.Close(fd)
+	return replaceAt(fd, dir, name, mode, write)
+}
+
+// replaceAt is the atomic replace of name in the open folder dir (dirPath
+// names it in errors): the temp file is made in dir with O_EXCL and never
+// through a link, and renamed over name within dir.
+func replaceAt(dir int, dirPath, name string, mode os.FileMode, write func(io.Writer) error) error {
+	var tmp string
+	var fd int
+	for {
+		tmp = tmpPrefix + name + "-" + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		var err error
+		fd, err = unix.Openat(dir, tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, fileMode)
+		if err == unix.EEXIST {
+			continue
+		}
+		if err != nil {
+			return &os.PathError{Op: "create", Path: filepath.Join(dirPath, tmp), Err: err}
+		}
+		break
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(dirPath, tmp))
 	ok := false
 	defer func() {
 		if !ok {
 			f.Close()
-			os.Remove(tmp)
+			unix.Unlinkat(dir, tmp, 0)
 		}
 	}()
 	if err := f.Chmod(mode); err != nil {
@@ -59,16 +94,20 @@ func WriteFileAtomic(path string, mode os.FileMode, write func(io.Writer) error)
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
+	if err := unix.Renameat(dir, tmp, dir, name); err != nil {
+		return &os.LinkError{Op: "rename", Old: filepath.Join(dirPath, tmp), New: filepath.Join(dirPath, name), Err: err}
 	}
 	ok = true
-	return syncDir(dir)
+	if err := unix.Fsync(dir); err != nil {
+		return &os.PathError{Op: "fsync", Path: dirPath, Err: err}
+	}
+	return nil
 }
 
-// createExclusive writes a new file that must not exist yet, durably.
+// createExclusive writes a new file of the store that must not exist yet,
+// durably.
 func createExclusive(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
+	f, err := openFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
 	if err != nil {
 		return err
 	}
@@ -84,18 +123,6 @@ func createExclusive(path string, data []byte) error {
 		return err
 	}
 	return syncDir(filepath.Dir(path))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", dir, err)
-	}
-	return nil
 }
 
 func isTemp(name string) bool { return strings.HasPrefix(name, tmpPrefix) }

@@ -56,7 +56,9 @@ func (s *Session) dropBranchCache() {
 
 // Branches lists the session's branches, the default one first.
 func (s *Session) Branches() ([]Branch, error) {
-	fi, err := os.Stat(s.path("branches"))
+	// Lstat: the folder's mtime only says whether to read it again, and
+	// the read refuses a link.
+	fi, err := os.Lstat(s.path("branches"))
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +80,7 @@ func (s *Session) Branches() ([]Branch, error) {
 }
 
 func (s *Session) readBranches() ([]Branch, error) {
-	ents, err := os.ReadDir(s.path("branches"))
+	ents, err := readDir(s.path("branches"))
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +110,7 @@ func (s *Session) readBranches() ([]Branch, error) {
 
 func (s *Session) readBranch(id string) (Branch, error) {
 	var b Branch
-	data, err := os.ReadFile(s.branchFile(id))
+	data, err := readFile(s.branchFile(id))
 	if err != nil {
 		return b, err
 	}
@@ -285,7 +287,7 @@ func (s *Session) DeleteBranch(name string) error {
 	if len(kids) > 0 {
 		return fmt.Errorf("branch %q: %w: %s", name, ErrNotEmpty, strings.Join(kids, ", "))
 	}
-	if err := os.MkdirAll(s.path("trash"), dirMode); err != nil {
+	if err := mkdirExisting(s.path("trash")); err != nil {
 		return err
 	}
 	defer s.dropBranchCache()
@@ -295,7 +297,7 @@ func (s *Session) DeleteBranch(name string) error {
 		{s.branchFile(b.ID), s.path("trash", b.ID+".json")},
 		{s.logFile(b.ID), s.path("trash", b.ID+".jsonl")},
 	} {
-		if err := os.Rename(mv[0], mv[1]); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := rename(mv[0], mv[1], 0); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}

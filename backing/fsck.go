@@ -61,6 +61,14 @@ func (c *fsck) report(session, path, what string, fix func() error) {
 	c.rep.Problems = append(c.rep.Problems, p)
 }
 
+// cannot reports what could not be read, unless a link was in the way:
+// every link in a session is reported once, by checkEntries.
+func (c *fsck) cannot(session, path string, err error) {
+	if !errors.Is(err, ErrSymlink) {
+		c.report(session, path, fmt.Sprintf("cannot read: %v", err), nil)
+	}
+}
+
 // Fsck checks every session of the store: format, names, meta.json,
 // branches and their ancestry, logs (torn tails, corrupt lines), leftover
 // temporary files and permissions. With repair it fixes what can be fixed
@@ -82,19 +90,29 @@ func (st *Store) Fsck(repair bool) (FsckReport, error) {
 	if err != nil {
 		return c.rep, err
 	}
-	ents, err := os.ReadDir(st.path("sessions"))
+	ents, err := readDir(st.path("sessions"))
 	if err != nil {
 		return c.rep, err
 	}
 	for _, e := range ents {
-		if isTemp(e.Name()) || !e.IsDir() {
-			c.report("", st.path("sessions", e.Name()), "not a session folder", nil)
-			continue
+		p := st.path("sessions", e.Name())
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			c.report("", p, linkProblem(p)+", where a session folder belongs", nil)
+		case !e.IsDir() || isTemp(e.Name()) || ValidName(e.Name()) != nil:
+			c.report("", p, "not a session folder", nil)
+		default:
+			c.rep.Sessions++
+			c.checkSession(st.handle(e.Name()), links[e.Name()])
 		}
-		c.rep.Sessions++
-		c.checkSession(st.handle(e.Name()), links[e.Name()])
 	}
 	return c.rep, nil
+}
+
+// linkProblem describes a symbolic link sessfs did not make.
+func linkProblem(p string) string {
+	target, _ := os.Readlink(p)
+	return fmt.Sprintf("a symbolic link (to %q) that sessfs did not make and never follows; a human must put what it points to in its place, or remove it", target)
 }
 
 // nameLink is where a session is linked from: names, archive or trash.
@@ -105,7 +123,7 @@ type nameLink struct{ dir, name string }
 func (c *fsck) checkLinks() (map[string][]nameLink, error) {
 	links := map[string][]nameLink{}
 	for _, d := range []string{"names", "archive", "trash"} {
-		ents, err := os.ReadDir(c.st.path(d))
+		ents, err := readDir(c.st.path(d))
 		if err != nil {
 			return nil, err
 		}
@@ -116,9 +134,9 @@ func (c *fsck) checkLinks() (map[string][]nameLink, error) {
 				c.report("", p, fmt.Sprintf("not a link to a session: %v", err), nil)
 				continue
 			}
-			if _, err := os.Stat(c.st.sessionDir(id)); errors.Is(err, os.ErrNotExist) {
+			if _, err := os.Lstat(c.st.sessionDir(id)); errors.Is(err, os.ErrNotExist) {
 				c.report(id, p, "links to a session that does not exist", func() error {
-					return os.Remove(p)
+					return remove(p)
 				})
 				continue
 			}
@@ -129,13 +147,17 @@ func (c *fsck) checkLinks() (map[string][]nameLink, error) {
 }
 
 func (c *fsck) checkSession(s *Session, links []nameLink) {
+	// Entries first, without the lock: a link is reported before anything
+	// could be done through it (the lock file itself may be one).
+	c.checkEntries(s)
 	unlock, err := s.lk.lock()
 	if err != nil {
-		c.report(s.id, s.dir, fmt.Sprintf("cannot lock: %v", err), nil)
+		if !errors.Is(err, ErrSymlink) {
+			c.report(s.id, s.dir, fmt.Sprintf("cannot lock: %v", err), nil)
+		}
 		return
 	}
 	defer unlock()
-	c.checkPerms(s)
 	c.checkTemps(s, s.dir)
 	c.checkTemps(s, s.path("branches"))
 	m, ok := c.checkMeta(s, links)
@@ -145,14 +167,18 @@ func (c *fsck) checkSession(s *Session, links []nameLink) {
 	c.checkBranches(s)
 }
 
-// checkPerms wants folders 0700 and files 0600: sessions hold secrets.
-func (c *fsck) checkPerms(s *Session) {
+// checkEntries walks the session's folder (never through a link) and
+// reports every symbolic link in it, which sessfs never makes there, and
+// every mode but 0700 for folders and 0600 for files: sessions hold
+// secrets.
+func (c *fsck) checkEntries(s *Session) {
 	filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			c.report(s.id, p, fmt.Sprintf("cannot read: %v", err), nil)
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink == 0 {
+		switch {
+		case err != nil:
+			c.cannot(s.id, p, err)
+		case d.Type()&fs.ModeSymlink != 0:
+			c.report(s.id, p, linkProblem(p), nil)
+		default:
 			c.checkMode(p, d.IsDir(), s.id)
 		}
 		return nil
@@ -169,18 +195,18 @@ func (c *fsck) checkMode(p string, dir bool, session string) {
 	if dir {
 		want = dirMode
 	}
-	if got := fi.Mode().Perm(); got != want {
+	if got := fi.Mode().Perm(); got != want && fi.Mode()&fs.ModeSymlink == 0 {
 		c.report(session, p, fmt.Sprintf("mode %04o, want %04o", got, want), func() error {
-			return os.Chmod(p, want)
+			return chmod(p, want)
 		})
 	}
 }
 
 // checkTemps finds temporary files of atomic replaces that a crash left.
 func (c *fsck) checkTemps(s *Session, dir string) {
-	ents, _ := os.ReadDir(dir)
+	ents, _ := readDir(dir)
 	for _, e := range ents {
-		if !isTemp(e.Name()) {
+		if !isTemp(e.Name()) || !e.Type().IsRegular() {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
@@ -193,9 +219,9 @@ func (c *fsck) checkTemps(s *Session, dir string) {
 // checkMeta checks meta.json; ok means it is usable for the next checks.
 func (c *fsck) checkMeta(s *Session, links []nameLink) (Meta, bool) {
 	p := s.path("meta.json")
-	data, err := os.ReadFile(p)
+	data, err := readFile(p)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		c.report(s.id, p, fmt.Sprintf("cannot read: %v", err), nil)
+		c.cannot(s.id, p, err)
 		return Meta{}, false
 	}
 	var m Meta
@@ -235,7 +261,7 @@ func (c *fsck) rebuildMeta(s *Session, links []nameLink, old []byte) error {
 			return err
 		}
 	}
-	fi, err := os.Stat(s.dir)
+	fi, err := stat(s.dir)
 	if err != nil {
 		return err
 	}
@@ -292,7 +318,7 @@ func (c *fsck) checkNames(s *Session, m Meta, links []nameLink) {
 		}
 		p := c.st.path(l.dir, l.name)
 		c.report(s.id, p, fmt.Sprintf("second link to the session (kept %s/%s)", keep.dir, keep.name), func() error {
-			return os.Remove(p)
+			return remove(p)
 		})
 	}
 	if st := stateOf(keep.dir); st != m.State {
@@ -326,7 +352,7 @@ func (c *fsck) relink(s *Session, m Meta) error {
 			return err
 		}
 	}
-	if err := os.Symlink(linkTarget(s.id), c.st.path(dir, name)); err != nil {
+	if err := symlink(linkTarget(s.id), c.st.path(dir, name)); err != nil {
 		return err
 	}
 	return syncDir(c.st.path(dir))
@@ -355,7 +381,7 @@ func (c *fsck) checkBranches(s *Session) {
 			roots = append(roots, b.Name)
 			continue
 		}
-		if fi, err := os.Stat(s.logFile(b.Parent)); err == nil && b.ParentOffset > fi.Size() {
+		if fi, err := os.Lstat(s.logFile(b.Parent)); err == nil && b.ParentOffset > fi.Size() {
 			c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("forks at byte %d of its parent's log, which has %d", b.ParentOffset, fi.Size()), nil)
 		}
 	}
@@ -369,9 +395,9 @@ func (c *fsck) checkBranches(s *Session) {
 
 func (c *fsck) readBranches(s *Session, report bool) (map[string]Branch, bool) {
 	s.dropBranchCache()
-	ents, err := os.ReadDir(s.path("branches"))
+	ents, err := readDir(s.path("branches"))
 	if err != nil {
-		c.report(s.id, s.path("branches"), fmt.Sprintf("cannot read: %v", err), nil)
+		c.cannot(s.id, s.path("branches"), err)
 		return nil, false
 	}
 	byID := map[string]Branch{}
@@ -382,7 +408,7 @@ func (c *fsck) readBranches(s *Session, report bool) (map[string]Branch, bool) {
 		}
 		b, err := s.readBranch(id)
 		if err != nil {
-			if report {
+			if report && !errors.Is(err, ErrSymlink) {
 				c.report(s.id, s.branchFile(id), err.Error(), nil)
 			}
 			continue
@@ -397,22 +423,22 @@ func (c *fsck) readBranches(s *Session, report bool) (map[string]Branch, bool) {
 // It reports whether the parent is in the trash (and so restorable).
 func (c *fsck) checkParent(s *Session, b Branch) bool {
 	tj, tl := s.path("trash", b.Parent+".json"), s.path("trash", b.Parent+".jsonl")
-	if _, err := os.Stat(tj); err != nil {
+	if _, err := stat(tj); err != nil {
 		c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q: parent %s is gone", b.Name, b.Parent), nil)
 		return false
 	}
 	c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q: parent %s is in the session's trash; repair restores it", b.Name, b.Parent), func() error {
-		if err := os.Rename(tl, s.logFile(b.Parent)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := rename(tl, s.logFile(b.Parent), 0); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
-		return os.Rename(tj, s.branchFile(b.Parent))
+		return rename(tj, s.branchFile(b.Parent), 0)
 	})
 	return true
 }
 
 func (c *fsck) checkLog(s *Session, b Branch) {
 	p := s.logFile(b.ID)
-	f, err := os.Open(p)
+	f, err := openFile(p, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		c.report(s.id, p, fmt.Sprintf("branch %q has no log; repair creates an empty one", b.Name), func() error {
 			return createExclusive(p, nil)
@@ -420,13 +446,13 @@ func (c *fsck) checkLog(s *Session, b Branch) {
 		return
 	}
 	if err != nil {
-		c.report(s.id, p, fmt.Sprintf("cannot read: %v", err), nil)
+		c.cannot(s.id, p, err)
 		return
 	}
 	_, torn, err := tornTail(f)
 	f.Close()
 	if err != nil {
-		c.report(s.id, p, fmt.Sprintf("cannot read: %v", err), nil)
+		c.cannot(s.id, p, err)
 		return
 	}
 	if torn != nil {
@@ -437,7 +463,7 @@ func (c *fsck) checkLog(s *Session, b Branch) {
 	}
 	x := newLogIndex(p)
 	if err := x.refresh(); err != nil {
-		c.report(s.id, p, fmt.Sprintf("cannot read: %v", err), nil)
+		c.cannot(s.id, p, err)
 		return
 	}
 	for _, bad := range x.bad {
@@ -449,10 +475,10 @@ func (c *fsck) checkLog(s *Session, b Branch) {
 
 // checkOrphanLogs finds logs no branch owns (a crash in a branch delete).
 func (c *fsck) checkOrphanLogs(s *Session, byID map[string]Branch) {
-	ents, _ := os.ReadDir(s.path("logs"))
+	ents, _ := readDir(s.path("logs"))
 	for _, e := range ents {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if !ok {
+		if !ok || e.Type()&fs.ModeSymlink != 0 {
 			continue
 		}
 		if _, owned := byID[id]; owned {
@@ -460,10 +486,10 @@ func (c *fsck) checkOrphanLogs(s *Session, byID map[string]Branch) {
 		}
 		p := s.path("logs", e.Name())
 		c.report(s.id, p, "log of no branch (an interrupted branch delete?); repair moves it to the session's trash", func() error {
-			if err := os.MkdirAll(s.path("trash"), dirMode); err != nil {
+			if err := mkdirExisting(s.path("trash")); err != nil {
 				return err
 			}
-			return os.Rename(p, s.path("trash", e.Name()))
+			return rename(p, s.path("trash", e.Name()), 0)
 		})
 	}
 }

@@ -26,7 +26,7 @@ func (st *Store) ArchivedNames() ([]string, error) { return st.readNames("archiv
 func (st *Store) TrashedIDs() ([]string, error) { return st.readNames("trash") }
 
 func (st *Store) readNames(dir string) ([]string, error) {
-	ents, err := os.ReadDir(st.path(dir))
+	ents, err := readDir(st.path(dir))
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func (st *Store) List(all bool) ([]SessionInfo, error) {
 	}
 	var out []SessionInfo
 	for _, d := range dirs {
-		ents, err := os.ReadDir(st.path(d))
+		ents, err := readDir(st.path(d))
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +100,7 @@ func (s *Session) Info() SessionInfo {
 
 // LastAppend is the newest modification time of the session's logs.
 func (s *Session) LastAppend() (time.Time, error) {
-	ents, err := os.ReadDir(s.path("logs"))
+	ents, err := readDir(s.path("logs"))
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -2,14 +2,16 @@ package backing
 
 import (
 	"fmt"
+	"os"
 	"sync"
 
-	"github.com/gofrs/flock"
+	"golang.org/x/sys/unix"
 )
 
 // fileLock is a lock that holds both across goroutines of this process and
-// across processes. flock alone is not enough in-process: a gofrs Flock
-// already locked by one goroutine returns at once for a second one.
+// across processes: a mutex, then flock(2) on a file of the store (opened
+// without following a link, so a planted link can neither be locked in
+// the store's stead nor create a file elsewhere).
 type fileLock struct {
 	mu   sync.Mutex
 	path string
@@ -20,13 +22,27 @@ type fileLock struct {
 // locks with the last open file.
 func (l *fileLock) lock() (unlock func(), err error) {
 	l.mu.Lock()
-	fl := flock.New(l.path, flock.SetPermissions(fileMode))
-	if err := fl.Lock(); err != nil {
+	f, err := openFile(l.path, os.O_RDONLY|os.O_CREATE, fileMode)
+	if err != nil {
+		l.mu.Unlock()
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	if err := flock(f); err != nil {
+		f.Close()
 		l.mu.Unlock()
 		return nil, fmt.Errorf("lock %s: %w", l.path, err)
 	}
 	return func() {
-		fl.Unlock() // also closes the file
+		f.Close() // releases the flock
 		l.mu.Unlock()
 	}, nil
+}
+
+func flock(f *os.File) error {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			return err
+		}
+	}
 }

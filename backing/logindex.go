@@ -63,7 +63,7 @@ func newLogIndex(path string) *logIndex { return &logIndex{path: path} }
 // caller holds x.mu. A file that is missing reads as empty; one that was
 // replaced or shrank below what was indexed is indexed again.
 func (x *logIndex) refresh() error {
-	f, err := os.Open(x.path)
+	f, err := openFile(x.path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		x.reset(0)
 		return nil
@@ -208,7 +208,7 @@ func (x *logIndex) readRange(refs []msgRef) ([][]byte, error) {
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	f, err := os.Open(x.path)
+	f, err := openFile(x.path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -31,12 +31,12 @@ func linkTarget(id string) string { return filepath.Join("..", "sessions", id) }
 
 // readLink resolves a name link to a session id.
 func readLink(path string) (string, error) {
-	t, err := os.Readlink(path)
+	t, err := readlink(path)
 	if err != nil {
 		return "", err
 	}
 	id := filepath.Base(t)
-	if t != linkTarget(id) {
+	if t != linkTarget(id) || ValidName(id) != nil {
 		return "", fmt.Errorf("%w: %s points to %q, not a session", ErrInvalid, path, t)
 	}
 	return id, nil
@@ -122,7 +122,7 @@ func (st *Store) Create(name string, m Meta) (*Session, Meta, error) {
 	}
 	dir := st.sessionDir(m.ID)
 	for _, d := range []string{dir, filepath.Join(dir, "branches"), filepath.Join(dir, "logs")} {
-		if err := os.Mkdir(d, dirMode); err != nil {
+		if err := mkdir(d, dirMode); err != nil {
 			return nil, m, err
 		}
 	}
@@ -137,7 +137,7 @@ func (st *Store) Create(name string, m Meta) (*Session, Meta, error) {
 	if _, err := s.createBranch(Branch{Name: DefaultBranchName, Created: t}); err != nil {
 		return nil, m, err
 	}
-	if err := os.Symlink(linkTarget(m.ID), st.path("names", name)); err != nil {
+	if err := symlink(linkTarget(m.ID), st.path("names", name)); err != nil {
 		return nil, m, err
 	}
 	return s, m, syncDir(st.path("names"))
@@ -164,7 +164,7 @@ func (st *Store) Rename(old, name string) error {
 		return err
 	}
 	// RENAME_NOREPLACE: never over a name another process just took.
-	if err := unix.Renameat2(unix.AT_FDCWD, st.path(dir, old), unix.AT_FDCWD, st.path(dir, name), unix.RENAME_NOREPLACE); err != nil {
+	if err := rename(st.path(dir, old), st.path(dir, name), unix.RENAME_NOREPLACE); err != nil {
 		if errors.Is(err, unix.EEXIST) {
 			return fmt.Errorf("session %q: %w", name, ErrExist)
 		}
@@ -191,7 +191,7 @@ func (st *Store) Trash(name string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.Symlink(linkTarget(id), st.path("trash", id)); err != nil && !errors.Is(err, os.ErrExist) {
+	if err := symlink(linkTarget(id), st.path("trash", id)); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
 	if err := syncDir(st.path("trash")); err != nil {
@@ -203,7 +203,7 @@ func (st *Store) Trash(name string) error {
 	}); err != nil {
 		return err
 	}
-	if err := os.Remove(st.path(dir, name)); err != nil {
+	if err := remove(st.path(dir, name)); err != nil {
 		return err
 	}
 	return syncDir(st.path(dir))
@@ -236,7 +236,7 @@ func (st *Store) Restore(nameOrID, as string) (string, error) {
 	if err := st.nameFree(name); err != nil {
 		return "", fmt.Errorf("%w; restore it under another name", err)
 	}
-	if err := os.Symlink(linkTarget(id), st.path("names", name)); err != nil {
+	if err := symlink(linkTarget(id), st.path("names", name)); err != nil {
 		return "", err
 	}
 	if err := syncDir(st.path("names")); err != nil {
@@ -248,7 +248,7 @@ func (st *Store) Restore(nameOrID, as string) (string, error) {
 	}); err != nil {
 		return "", err
 	}
-	if err := os.Remove(st.path("trash", id)); err != nil {
+	if err := remove(st.path("trash", id)); err != nil {
 		return "", err
 	}
 	return name, syncDir(st.path("trash"))
@@ -258,7 +258,7 @@ func (st *Store) findTrashed(nameOrID string) (string, error) {
 	if _, err := readLink(st.path("trash", nameOrID)); err == nil && ValidName(nameOrID) == nil {
 		return nameOrID, nil
 	}
-	ents, err := os.ReadDir(st.path("trash"))
+	ents, err := readDir(st.path("trash"))
 	if err != nil {
 		return "", err
 	}
@@ -303,7 +303,7 @@ func (st *Store) moveName(name, from, to, state string) error {
 	if dir != from {
 		return sentencef(ErrInvalid, "session %q is already %s", name, state)
 	}
-	if err := unix.Renameat2(unix.AT_FDCWD, st.path(from, name), unix.AT_FDCWD, st.path(to, name), unix.RENAME_NOREPLACE); err != nil {
+	if err := rename(st.path(from, name), st.path(to, name), unix.RENAME_NOREPLACE); err != nil {
 		return fmt.Errorf("move session %q to %s: %w", name, to, err)
 	}
 	if err := syncDir(st.path(from)); err != nil {
@@ -318,10 +318,11 @@ func (st *Store) moveName(name, from, to, state string) error {
 
 // purge deletes a trashed session for good. Only Sweep calls it.
 func (st *Store) purge(id string) error {
+	// RemoveAll removes links, never what they point to.
 	if err := os.RemoveAll(st.sessionDir(id)); err != nil {
 		return err
 	}
-	if err := os.Remove(st.path("trash", id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := remove(st.path("trash", id)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	st.mu.Lock()

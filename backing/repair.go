@@ -26,7 +26,7 @@ func (s *Session) cutTornTail(branchID string) (int64, error) {
 // openLog opens a branch's log for appending, its torn tail cut (see
 // cutTornTail), and returns it with its size. The caller holds the lock.
 func (s *Session) openLog(branchID string) (*os.File, int64, error) {
-	f, err := os.OpenFile(s.logFile(branchID), os.O_RDWR|os.O_CREATE|os.O_APPEND, fileMode)
+	f, err := openFile(s.logFile(branchID), os.O_RDWR|os.O_CREATE|os.O_APPEND, fileMode)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -106,7 +106,7 @@ func tornTail(f *os.File) (size int64, torn []byte, err error) {
 // came from and why, so a human can always look at what was cut.
 func (s *Session) quarantine(from, why string, data []byte) error {
 	dir := s.path("quarantine")
-	if err := os.MkdirAll(dir, dirMode); err != nil {
+	if err := mkdirExisting(dir); err != nil {
 		return err
 	}
 	name := fmt.Sprintf("%s.%s.%s", from, time.Now().UTC().Format("20060102T150405.000000000Z"), why)
@@ -115,14 +115,14 @@ func (s *Session) quarantine(from, why string, data []byte) error {
 
 // quarantineFile moves a whole file into the quarantine folder.
 func (s *Session) quarantineFile(p, why string) error {
-	data, err := os.ReadFile(p)
+	data, err := readFile(p)
 	if err != nil {
 		return err
 	}
 	if err := s.quarantine(filepath.Base(p), why, data); err != nil {
 		return err
 	}
-	return os.Remove(p)
+	return remove(p)
 }
 
 // blankLine repairs a corrupt line in the middle of a log: its bytes go to
@@ -130,7 +130,7 @@ func (s *Session) quarantineFile(p, why string) error {
 // skipped by readers, and no offset moves, so forks that point into the log
 // stay right. The caller holds the session lock.
 func (s *Session) blankLine(branchID string, off int64) error {
-	f, err := os.OpenFile(s.logFile(branchID), os.O_RDWR, 0)
+	f, err := openFile(s.logFile(branchID), os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func (st *Store) SessionByID(id string) (*Session, error) {
 	if ValidName(id) != nil || filepath.Base(id) != id {
 		return nil, fmt.Errorf("session id %q: %w", id, ErrNotFound)
 	}
-	if _, err := os.Stat(filepath.Join(st.sessionDir(id), "meta.json")); err != nil {
+	if _, err := stat(filepath.Join(st.sessionDir(id), "meta.json")); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("session id %s: %w", id, ErrNotFound)
 		}
@@ -69,7 +69,7 @@ func (s *Session) path(elem ...string) string {
 
 // Meta reads the session's meta.json.
 func (s *Session) Meta() (Meta, error) {
-	data, err := os.ReadFile(s.path("meta.json"))
+	data, err := readFile(s.path("meta.json"))
 	if err != nil {
 		return Meta{}, err
 	}
@@ -81,16 +81,17 @@ func (s *Session) Meta() (Meta, error) {
 }
 
 // MetaBytes reads meta.json as it is on disk, parseable or not.
-func (s *Session) MetaBytes() ([]byte, error) { return os.ReadFile(s.path("meta.json")) }
+func (s *Session) MetaBytes() ([]byte, error) { return readFile(s.path("meta.json")) }
 
 // MetaModTime is when meta.json last changed.
 func (s *Session) MetaModTime() (fi os.FileInfo, err error) {
-	return os.Stat(s.path("meta.json"))
+	return stat(s.path("meta.json"))
 }
 
 // writable refuses a change to a session in the trash; the caller holds
 // the session lock. The trash link decides: Trash makes it before anything
-// else and Restore removes it last.
+// else and Restore removes it last. (A plain Lstat: it only tests the
+// link's existence, and Open refused a trash folder that is a link.)
 func (s *Session) writable() error {
 	if _, err := os.Lstat(s.st.path("trash", s.id)); err == nil {
 		return ErrTrashed
@@ -205,12 +206,12 @@ func (s *Session) Backdate(branch string, t time.Time) error {
 		return err
 	}
 	path := s.logFile(b.ID)
-	fi, err := os.Stat(path)
+	fi, err := stat(path)
 	if err != nil {
 		return err
 	}
 	if t.IsZero() || !t.Before(fi.ModTime()) {
 		return nil
 	}
-	return os.Chtimes(path, t, t)
+	return chtimes(path, t)
 }

@@ -91,6 +91,18 @@ func (s *Store) init() error {
 	if err := os.MkdirAll(s.root, dirMode); err != nil {
 		return fmt.Errorf("create store: %w", err)
 	}
+	// The root may be reached through links of the user's (a store moved
+	// to another disk); inside it, none is followed (see nofollow.go).
+	real, err := filepath.EvalSymlinks(s.root)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", s.root, err)
+	}
+	s.root = real
+	for _, name := range topEntries {
+		if fi, err := os.Lstat(s.path(name)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("store %s: %w", s.root, symlinkError(s.path(name)))
+		}
+	}
 	v, err := readFormat(s.path("FORMAT"))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -126,7 +138,7 @@ func (s *Store) create() error {
 		return err
 	}
 	for d := range storeDirs {
-		if err := os.Mkdir(s.path(d), dirMode); err != nil && !errors.Is(err, os.ErrExist) {
+		if err := mkdir(s.path(d), dirMode); err != nil && !errors.Is(err, os.ErrExist) {
 			return err
 		}
 	}
@@ -140,8 +152,12 @@ func (s *Store) create() error {
 
 var storeDirs = map[string]bool{"sessions": true, "names": true, "archive": true, "trash": true}
 
+// topEntries are the entries of a store's root that sessfs reads or
+// writes; a link in their place refuses the whole store at Open.
+var topEntries = []string{"FORMAT", "lock", "config.json", "sessions", "names", "archive", "trash"}
+
 func readFormat(path string) (int, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return 0, err
 	}

@@ -26,7 +26,7 @@ const day = 24 * time.Hour
 
 // SweepConfig reads the lifecycle policy from the store's config.json.
 func (st *Store) SweepConfig() (SweepConfig, error) {
-	data, err := os.ReadFile(st.path("config.json"))
+	data, err := readFile(st.path("config.json"))
 	if errors.Is(err, os.ErrNotExist) {
 		return SweepConfig{}, nil
 	}
