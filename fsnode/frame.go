@@ -31,10 +31,7 @@ func (n *renderedFile) frame(v *backing.View) (head, tail []byte, err error) {
 		}
 		return render.JSONHead(meta, bs, v.Branch().ID), render.JSONTail(), nil
 	}
-	h, err := TranscriptHeader(n.ref.s, v)
-	if err != nil {
-		return nil, nil, err
-	}
+	h := TranscriptHeader(n.ref.s, v)
 	switch n.format {
 	case formatHTML:
 		return render.HTMLHeadFor(h), render.HTMLTail(), nil

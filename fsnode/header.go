@@ -14,12 +14,11 @@ var agentNames = map[string]string{"claude-code": "Claude Code", "codex": "Codex
 // branch before its messages: the session's title and origin (an import's
 // record of its source in meta.json), the branch and, for a fork, where it
 // left its parent. `sessfs export` and `sessfs show` use it too, so the
-// files and the commands agree byte for byte.
-func TranscriptHeader(s *backing.Session, v *backing.View) (render.Header, error) {
-	m, err := s.Meta()
-	if err != nil {
-		return render.Header{}, err
-	}
+// files and the commands agree byte for byte. A missing or broken
+// meta.json leaves out what it would say: the damage stays in meta.json,
+// and the transcript still reads.
+func TranscriptHeader(s *backing.Session, v *backing.View) render.Header {
+	m, _ := s.Meta()
 	h := render.Header{
 		Title:        m.Title,
 		Model:        m.Model,
@@ -58,5 +57,5 @@ func TranscriptHeader(s *backing.Session, v *backing.View) (render.Header, error
 			h.ForkAfterTurn = v.TurnOf(inh - 1)
 		}
 	}
-	return h, nil
+	return h
 }

@@ -78,6 +78,11 @@ func TestCorruptStoreMounts(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("%s/transcript.md lacks %q:\n%s", name, want, got)
 		}
+		// The header leaves out what a lost meta.json would say; the
+		// page still reads.
+		if html := cat(t, m.P(name, "transcript.html")); !strings.Contains(html, want) {
+			t.Errorf("%s/transcript.html lacks %q", name, want)
+		}
 		if name == "garbage" && (!strings.Contains(got, "before the garbage") || strings.Contains(got, "garbage bytes")) {
 			t.Errorf("garbage/transcript.md should skip the bad lines and keep the rest:\n%s", got)
 		}

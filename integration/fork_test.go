@@ -16,8 +16,13 @@ func TestForkMkdirBranch(t *testing.T) {
 	if got := ls(t, dir+"/branches"); !slices.Equal(got, []string{"main", "x"}) {
 		t.Fatalf("ls branches = %q, want [main x]", got)
 	}
-	if got := cat(t, dir+"/branches/x/transcript.md"); got != mainMD {
-		t.Errorf("a fresh fork's transcript differs from main's:\n got %q\nwant %q", trunc(got), trunc(mainMD))
+	// The same messages; the header names the fork and where it left main.
+	xMD := cat(t, dir+"/branches/x/transcript.md")
+	if transcriptBody(t, xMD) != transcriptBody(t, mainMD) {
+		t.Errorf("a fresh fork's transcript differs from main's:\n got %q\nwant %q", trunc(xMD), trunc(mainMD))
+	}
+	if !strings.Contains(xMD, "- forked from: `main` after message ") {
+		t.Errorf("a fork's header does not say where it was forked:\n%s", trunc(xMD))
 	}
 	if got := cat(t, dir+"/branches/x/messages.jsonl"); got != cat(t, dir+"/messages.jsonl") {
 		t.Errorf("a fresh fork's messages.jsonl differs from main's")
@@ -33,7 +38,7 @@ func TestForkMkdirBranch(t *testing.T) {
 	if !strings.Contains(mainNow, "only-on-main") || strings.Contains(mainNow, "only-on-x") {
 		t.Errorf("transcript.md (main) should hold only-on-main and not only-on-x:\n%s", mainNow)
 	}
-	if !strings.HasPrefix(x, mainMD) || !strings.HasPrefix(mainNow, mainMD) {
+	if shared := transcriptBody(t, mainMD); !strings.HasPrefix(transcriptBody(t, x), shared) || !strings.HasPrefix(transcriptBody(t, mainNow), shared) {
 		t.Errorf("both branches should start with the shared history")
 	}
 	if got := cat(t, dir+"/branches/main/transcript.md"); got != mainNow {

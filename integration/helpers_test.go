@@ -602,3 +602,15 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() (bo
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// transcriptBody is a transcript.md without its header (a title line, a
+// blank line, a list, a blank line): the messages alone.
+func transcriptBody(t *testing.T, md string) string {
+	t.Helper()
+	i := strings.Index(md, "\n\n")
+	j := strings.Index(md[i+2:], "\n\n")
+	if !strings.HasPrefix(md, "# ") || i < 0 || j < 0 || !strings.HasPrefix(md[i+2:], "- ") {
+		t.Fatalf("transcript.md does not open with a header: %q", trunc(md))
+	}
+	return md[i+2+j+2:]
+}

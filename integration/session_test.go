@@ -38,8 +38,8 @@ func TestSessionMkdirAndRename(t *testing.T) {
 	if got := ls(t, m.P("new")); !slices.Equal(got, []string{"append", "branches", "export.json", "messages.jsonl", "meta.json", "transcript.html", "transcript.md", "transcript.redacted.md", "turns"}) {
 		t.Errorf("ls of a new session = %q", got)
 	}
-	if got := cat(t, m.P("new", "transcript.md")); got != "" {
-		t.Errorf("a new session's transcript = %q, want empty", got)
+	if got := cat(t, m.P("new", "transcript.md")); !strings.HasPrefix(got, "# new\n") || transcriptBody(t, got) != "" {
+		t.Errorf("a new session's transcript = %q, want its header alone", got)
 	}
 	sh(t, `echo first words >> "$1/append"`, m.P("new"))
 

@@ -164,10 +164,7 @@ func (x exporter) branch(s *backing.Session, branch, format string) error {
 	case "jsonl":
 		return writeMessages(x.w, v, 0, v.Len(), x.renderer(render.JSONL))
 	case "md", "html":
-		h, err := fsnode.TranscriptHeader(s, v)
-		if err != nil {
-			return err
-		}
+		h := fsnode.TranscriptHeader(s, v)
 		if format == "md" {
 			x.put(render.MarkdownHead(h))
 			return writeMessages(x.w, v, 0, v.Len(), x.renderer(render.Markdown))

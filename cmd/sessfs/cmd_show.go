@@ -57,11 +57,7 @@ messages.jsonl. With --turn, only turn N (1-based).`)
 	if *format != "jsonl" && !c.fs.Changed("turn") {
 		// As transcript.md: a header, then the turns. A turn alone is
 		// as turns/<n>/transcript.md, its pieces only.
-		h, err := fsnode.TranscriptHeader(s, v)
-		if err != nil {
-			return c.fail(err)
-		}
-		w.Write(render.MarkdownHead(h))
+		w.Write(render.MarkdownHead(fsnode.TranscriptHeader(s, v)))
 	}
 	if err := writeMessages(w, v, from, to, renderFn); err != nil {
 		return c.fail(err)
