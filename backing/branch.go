@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"time"
 )
@@ -35,94 +34,6 @@ func (b Branch) IsDefault() bool { return b.Parent == "" }
 func (s *Session) branchFile(id string) string { return s.path("branches", id+".json") }
 func (s *Session) logFile(id string) string    { return s.path("logs", id+".jsonl") }
 
-// branchCache holds the branch list until the branches folder changes:
-// every branch change renames or creates a file there, which moves the
-// folder's mtime. The kernel stamps mtimes from a coarse clock (one tick,
-// at most 10 ms), so a list read within racyWindow of the folder's mtime is
-// not trusted: a change in the same tick would not move it (the "racy git"
-// rule). This process's own changes drop the cache outright.
-type branchCache struct {
-	mtime, read time.Time
-	list        []Branch
-}
-
-const racyWindow = 100 * time.Millisecond
-
-func (s *Session) dropBranchCache() {
-	s.mu.Lock()
-	s.branches = branchCache{}
-	s.mu.Unlock()
-}
-
-// Branches lists the session's branches, the default one first.
-func (s *Session) Branches() ([]Branch, error) {
-	// Lstat: the folder's mtime only says whether to read it again, and
-	// the read refuses a link.
-	fi, err := os.Lstat(s.path("branches"))
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	c := s.branches
-	s.mu.Unlock()
-	if c.list != nil && c.mtime.Equal(fi.ModTime()) && c.read.Sub(c.mtime) > racyWindow {
-		return c.list, nil
-	}
-	read := time.Now()
-	list, err := s.readBranches()
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	s.branches = branchCache{mtime: fi.ModTime(), read: read, list: list}
-	s.mu.Unlock()
-	return list, nil
-}
-
-func (s *Session) readBranches() ([]Branch, error) {
-	ents, err := readDir(s.path("branches"))
-	if err != nil {
-		return nil, err
-	}
-	list := []Branch{}
-	for _, e := range ents {
-		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || isTemp(e.Name()) {
-			continue
-		}
-		b, err := s.readBranch(id)
-		if errors.Is(err, os.ErrNotExist) {
-			continue // deleted since the folder was read
-		}
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, b)
-	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].IsDefault() != list[j].IsDefault() {
-			return list[i].IsDefault()
-		}
-		return list[i].Name < list[j].Name
-	})
-	return list, nil
-}
-
-func (s *Session) readBranch(id string) (Branch, error) {
-	var b Branch
-	data, err := readFile(s.branchFile(id))
-	if err != nil {
-		return b, err
-	}
-	if err := json.Unmarshal(data, &b); err != nil {
-		return b, fmt.Errorf("%w: branch file %s: %v", ErrInvalid, s.branchFile(id), err)
-	}
-	if b.ID != id {
-		return b, fmt.Errorf("%w: branch file %s holds id %q", ErrInvalid, s.branchFile(id), b.ID)
-	}
-	return b, nil
-}
-
 // Branch finds a branch by name; "" means the default branch.
 func (s *Session) Branch(name string) (Branch, error) {
 	list, err := s.Branches()
@@ -133,6 +44,9 @@ func (s *Session) Branch(name string) (Branch, error) {
 		if (name == "" && b.IsDefault()) || (name != "" && b.Name == name) {
 			return b, nil
 		}
+	}
+	if bad := s.badBranch(func(b BadBranch) bool { return name != "" && b.Name == name }); bad != nil {
+		return Branch{}, sentencef(ErrNotFound, "branch %q cannot be used: %v", name, bad.Err)
 	}
 	if name == "" {
 		return Branch{}, fmt.Errorf("session %s has no default branch: %w", s.id, ErrNotFound)
@@ -150,6 +64,9 @@ func (s *Session) BranchByID(id string) (Branch, error) {
 		if b.ID == id {
 			return b, nil
 		}
+	}
+	if bad := s.badBranch(func(b BadBranch) bool { return b.ID == id }); bad != nil {
+		return Branch{}, sentencef(ErrNotFound, "branch id %s cannot be used: %v", id, bad.Err)
 	}
 	return Branch{}, fmt.Errorf("branch id %s: %w", id, ErrNotFound)
 }

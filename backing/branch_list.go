@@ -1,0 +1,179 @@
+package backing
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// BadBranch is a branch file the session cannot use: unreadable, not a
+// branch (a bad id, name, parent or fork point), or one that breaks a rule
+// of the set (a second default branch, a second branch of a name). Damage
+// stays with it: the other branches list and read as before, its
+// descendants fail with its error, fsck reports it, and its log is never
+// taken for one of no branch.
+type BadBranch struct {
+	ID   string // from the file's name
+	Name string // what the file says, when it could be read
+	Err  error
+}
+
+// branchCache holds the branch list until the branches folder changes:
+// every branch change renames or creates a file there, which moves the
+// folder's mtime. The kernel stamps mtimes from a coarse clock (one tick,
+// at most 10 ms), so a list read within racyWindow of the folder's mtime is
+// not trusted: a change in the same tick would not move it (the "racy git"
+// rule). This process's own changes drop the cache outright.
+type branchCache struct {
+	mtime, read time.Time
+	list        []Branch
+	bad         []BadBranch
+}
+
+const racyWindow = 100 * time.Millisecond
+
+func (s *Session) dropBranchCache() {
+	s.mu.Lock()
+	s.branches = branchCache{}
+	s.mu.Unlock()
+}
+
+// Branches lists the session's usable branches, the default one first;
+// BadBranches says which it left out.
+func (s *Session) Branches() ([]Branch, error) {
+	c, err := s.branchList()
+	return c.list, err
+}
+
+// BadBranches lists the branch files Branches leaves out, and why.
+func (s *Session) BadBranches() ([]BadBranch, error) {
+	c, err := s.branchList()
+	return c.bad, err
+}
+
+// badBranch finds a left-out branch.
+func (s *Session) badBranch(match func(BadBranch) bool) *BadBranch {
+	c, _ := s.branchList()
+	for i := range c.bad {
+		if match(c.bad[i]) {
+			return &c.bad[i]
+		}
+	}
+	return nil
+}
+
+func (s *Session) branchList() (branchCache, error) {
+	// Lstat: the folder's mtime only says whether to read it again, and
+	// the read refuses a link.
+	fi, err := os.Lstat(s.path("branches"))
+	if err != nil {
+		return branchCache{}, err
+	}
+	s.mu.Lock()
+	c := s.branches
+	s.mu.Unlock()
+	if c.list != nil && c.mtime.Equal(fi.ModTime()) && c.read.Sub(c.mtime) > racyWindow {
+		return c, nil
+	}
+	read := time.Now()
+	list, bad, err := s.readBranches()
+	if err != nil {
+		return branchCache{}, err
+	}
+	c = branchCache{mtime: fi.ModTime(), read: read, list: list, bad: bad}
+	s.mu.Lock()
+	s.branches = c
+	s.mu.Unlock()
+	return c, nil
+}
+
+// readBranches reads every branch file and applies the rules of the set.
+// Of two default branches, or two branches of one name, the older (then
+// the lower id) is kept: the same one in every process and every run.
+func (s *Session) readBranches() (list []Branch, bad []BadBranch, err error) {
+	ents, err := readDir(s.path("branches"))
+	if err != nil {
+		return nil, nil, err
+	}
+	var all []Branch
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || isTemp(e.Name()) {
+			continue
+		}
+		b, err := s.readBranch(id)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			continue // deleted since the folder was read
+		case err != nil:
+			bad = append(bad, BadBranch{ID: id, Name: b.Name, Err: err})
+		default:
+			all = append(all, b)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if !all[i].Created.Equal(all[j].Created) {
+			return all[i].Created.Before(all[j].Created)
+		}
+		return all[i].ID < all[j].ID
+	})
+	list = []Branch{}
+	byName := map[string]Branch{}
+	var root Branch
+	for _, b := range all {
+		switch first, dup := byName[b.Name]; {
+		case b.IsDefault() && root.ID != "":
+			bad = append(bad, BadBranch{ID: b.ID, Name: b.Name, Err: fmt.Errorf("%w: branch file %s: a second default branch (the default is %q, %s)", ErrInvalid, s.branchFile(b.ID), root.Name, root.ID)})
+		case dup:
+			bad = append(bad, BadBranch{ID: b.ID, Name: b.Name, Err: fmt.Errorf("%w: branch file %s: a second branch named %q (the first is %s)", ErrInvalid, s.branchFile(b.ID), b.Name, first.ID)})
+		default:
+			byName[b.Name] = b
+			list = append(list, b)
+			if b.IsDefault() {
+				root = b
+			}
+		}
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].IsDefault() != list[j].IsDefault() {
+			return list[i].IsDefault()
+		}
+		return list[i].Name < list[j].Name
+	})
+	sort.Slice(bad, func(i, j int) bool { return bad[i].ID < bad[j].ID })
+	return list, bad, nil
+}
+
+// readBranch reads one branch file and checks it on its own: what it says
+// must be usable as a path element (its id), shown by ls (its name), and
+// resolvable (a parent that is an id, a fork point that is not negative;
+// fsck also checks that it ends a line of the parent's log).
+func (s *Session) readBranch(id string) (Branch, error) {
+	var b Branch
+	path := s.branchFile(id)
+	if ValidName(id) != nil {
+		return b, fmt.Errorf("%w: branch file %s: not named for a branch id", ErrInvalid, path)
+	}
+	data, err := readFile(path)
+	if err != nil {
+		return b, err
+	}
+	if err := json.Unmarshal(data, &b); err != nil {
+		return Branch{}, fmt.Errorf("%w: branch file %s: %v", ErrInvalid, path, err)
+	}
+	switch {
+	case b.ID != id:
+		return b, fmt.Errorf("%w: branch file %s holds id %q", ErrInvalid, path, b.ID)
+	case ValidName(b.Name) != nil:
+		return b, fmt.Errorf("%w: branch file %s: name: %v", ErrInvalid, path, ValidName(b.Name))
+	case b.Parent != "" && (ValidName(b.Parent) != nil || b.Parent == b.ID):
+		return b, fmt.Errorf("%w: branch file %s: parent %q is not another branch's id", ErrInvalid, path, b.Parent)
+	case b.ParentOffset < 0:
+		return b, fmt.Errorf("%w: branch file %s: fork point %d is negative", ErrInvalid, path, b.ParentOffset)
+	}
+	return b, nil
+}

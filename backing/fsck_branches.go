@@ -1,0 +1,181 @@
+package backing
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// checkBranches checks branch files (by the store's own rules, see
+// readBranches), ancestry, fork points and logs.
+func (c *fsck) checkBranches(s *Session) {
+	s.dropBranchCache()
+	list, bad, err := s.readBranches()
+	if err != nil {
+		c.cannot(s.id, s.path("branches"), err)
+		return
+	}
+	owned := map[string]bool{} // every branch file's id, usable or not
+	badIDs := map[string]bool{}
+	for _, b := range bad {
+		owned[b.ID], badIDs[b.ID] = true, true
+		if !errors.Is(b.Err, ErrSymlink) {
+			c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("%v; left out of the branch list, the session's other branches work; a human must mend or remove it", b.Err), nil)
+		}
+	}
+	byID := map[string]Branch{}
+	for _, b := range list {
+		byID[b.ID], owned[b.ID] = b, true
+	}
+	// Parents first: restoring one from the trash changes what follows.
+	restorable := false
+	for _, b := range list {
+		if _, ok := byID[b.Parent]; b.IsDefault() || ok {
+			continue
+		}
+		if badIDs[b.Parent] {
+			c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q: its parent %s is left out (see its branch file); it cannot be read until that is mended", b.Name, b.Parent), nil)
+			continue
+		}
+		restorable = c.checkParent(s, b) || restorable
+	}
+	if restorable && c.repair {
+		s.dropBranchCache()
+		if list, _, err = s.readBranches(); err != nil {
+			c.cannot(s.id, s.path("branches"), err)
+			return
+		}
+		for _, b := range list {
+			byID[b.ID], owned[b.ID] = b, true
+		}
+	}
+	root := false
+	for _, b := range list {
+		c.checkLog(s, b)
+		if b.IsDefault() {
+			root = true
+		} else if _, ok := byID[b.Parent]; ok {
+			c.checkForkPoint(s, b)
+		}
+	}
+	// A default branch in the trash is reported above.
+	if !root && !restorable {
+		c.report(s.id, s.path("branches"), "no usable default branch: the session's default views fail until it is mended", nil)
+	}
+	c.checkOrphanLogs(s, owned)
+}
+
+// checkParent handles a branch whose parent is gone: if the parent is in
+// the session's trash, it comes back; else a human must decide.
+// It reports whether the parent is in the trash (and so restorable).
+func (c *fsck) checkParent(s *Session, b Branch) bool {
+	tj, tl := s.path("trash", b.Parent+".json"), s.path("trash", b.Parent+".jsonl")
+	if _, err := stat(tj); err != nil {
+		c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q: parent %s is gone", b.Name, b.Parent), nil)
+		return false
+	}
+	c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q: parent %s is in the session's trash; repair restores it", b.Name, b.Parent), func() error {
+		if err := rename(tl, s.logFile(b.Parent), 0); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return rename(tj, s.branchFile(b.Parent), 0)
+	})
+	return true
+}
+
+// checkForkPoint wants a branch to continue its parent's log at the end of
+// a line of it: readers keep the parent's whole messages before the fork
+// point, so one in the middle of a line drops that message without a word.
+func (c *fsck) checkForkPoint(s *Session, b Branch) {
+	f, err := openFile(s.logFile(b.Parent), os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return // reported as the parent's missing log
+	}
+	if err != nil {
+		c.cannot(s.id, s.logFile(b.Parent), err)
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		c.cannot(s.id, s.logFile(b.Parent), err)
+		return
+	}
+	if b.ParentOffset > fi.Size() {
+		c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q forks at byte %d of its parent's log, which has %d", b.Name, b.ParentOffset, fi.Size()), nil)
+		return
+	}
+	if b.ParentOffset == 0 {
+		return
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, b.ParentOffset-1); err != nil {
+		c.cannot(s.id, s.logFile(b.Parent), err)
+		return
+	}
+	if last[0] != '\n' {
+		c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q forks at byte %d of its parent's log, in the middle of a line: the branch shows the parent's messages up to the line before", b.Name, b.ParentOffset), nil)
+	}
+}
+
+func (c *fsck) checkLog(s *Session, b Branch) {
+	p := s.logFile(b.ID)
+	f, err := openFile(p, os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		c.report(s.id, p, fmt.Sprintf("branch %q has no log; repair creates an empty one", b.Name), func() error {
+			return createExclusive(p, nil)
+		})
+		return
+	}
+	if err != nil {
+		c.cannot(s.id, p, err)
+		return
+	}
+	_, torn, err := tornTail(f)
+	f.Close()
+	if err != nil {
+		c.cannot(s.id, p, err)
+		return
+	}
+	if torn != nil {
+		c.report(s.id, p, fmt.Sprintf("torn last line (%d bytes, an interrupted append); repair moves it to quarantine", len(torn)), func() error {
+			_, err := s.cutTornTail(b.ID)
+			return err
+		})
+	}
+	x := newLogIndex(p)
+	if err := x.refresh(); err != nil {
+		c.cannot(s.id, p, err)
+		return
+	}
+	for _, bad := range x.bad {
+		c.report(s.id, p, fmt.Sprintf("line %d (byte %d) is not a message: %v; readers skip it; repair moves it to quarantine and blanks it in place", bad.Line, bad.Offset, bad.Err), func() error {
+			return s.blankLine(b.ID, bad.Offset)
+		})
+	}
+}
+
+// checkOrphanLogs finds logs of no branch file (a crash in a branch
+// delete). A branch file that could not be read still owns its log.
+func (c *fsck) checkOrphanLogs(s *Session, owned map[string]bool) {
+	ents, err := readDir(s.path("logs"))
+	if err != nil {
+		c.cannot(s.id, s.path("logs"), err)
+		return
+	}
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok || owned[id] || e.Type()&fs.ModeSymlink != 0 {
+			continue
+		}
+		p := s.path("logs", e.Name())
+		c.report(s.id, p, "log of no branch (an interrupted branch delete?); repair moves it to the session's trash", func() error {
+			if err := mkdirExisting(s.path("trash")); err != nil {
+				return err
+			}
+			return rename(p, s.path("trash", e.Name()), 0)
+		})
+	}
+}
