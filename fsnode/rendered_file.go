@@ -152,21 +152,31 @@ func (n *renderedFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.
 // (ExplicitDataCacheControl): a rendering only grows before its tail, so
 // only the page holding the old tail (and the old end, zero-filled past
 // it) and what follows need to go, and the pages before stay cached,
-// however long the session. A size that shrank (a repair) or a head that
-// changed (a new title in transcript.html) drops everything. Every size
+// however long the session. A head that changed in place drops its own
+// pages too; a size that shrank (a repair) or a head that changed length
+// (a new title) drops everything. Every size
 // the kernel learns passes here: lookups and getattrs both answer from
 // attr, and appends through the mount from FS.grew.
 func (n *renderedFile) changed(sp span) {
 	size, sum := sp.size(), crc32.ChecksumIEEE(sp.head)
 	n.mu.Lock()
-	old, oldSum := n.known, n.headSum
+	old, oldSum, oldHead := n.known, n.headSum, len(n.head)
 	n.known, n.headSum = size, sum
 	n.head, n.tail = sp.head, sp.tail
 	n.mu.Unlock()
+	head := int64(len(sp.head))
 	switch {
 	case old < 0 || (old == size && oldSum == sum):
-	case size > old && oldSum == sum:
-		n.NotifyContent((old-int64(len(sp.tail)))&^(pageSize-1), 0)
+	case size >= old && oldHead == len(sp.head):
+		// The head changed in place, if at all (transcript.md's header
+		// says the minute of the last activity, at a fixed width): its
+		// pages go, and those of the old tail and end.
+		if oldSum != sum {
+			n.NotifyContent(0, head)
+		}
+		if size > old {
+			n.NotifyContent((old-int64(len(sp.tail)))&^(pageSize-1), 0)
+		}
 	default:
 		n.NotifyContent(0, 0)
 	}
