@@ -35,13 +35,6 @@ func TestEventsNotCounted(t *testing.T) {
 	if v, err := s.View("f"); err != nil || v.Len() != 3 || v.Events() != 2 {
 		t.Errorf("fork at 2 plus one event: %d messages, %d events (%v); want 3, 2", v.Len(), v.Events(), err)
 	}
-	st2, err := Open(st.Root(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2, err := st2.Session("s")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s2 := reopen(t, st, "s")
 	check(s2, "reopened")
 }

@@ -90,14 +90,7 @@ func TestFsckRepairs(t *testing.T) {
 	// `sessfs fsck --repair` does. (A process that indexed the log before
 	// the damage keeps its index: the bytes changed in place, at the same
 	// size; only tampering does that to a line that was a message.)
-	st2, err := Open(st.Root(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2, err := st2.Session("s")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s2 := reopen(t, st, "s")
 	if got := contents(t, s2, x.Name); !equal(got, []string{"a1", "q2", "a2", "xq1", "xa1"}) {
 		t.Errorf("x after repairs = %v", got)
 	}

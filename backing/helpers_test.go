@@ -17,6 +17,21 @@ func openStore(t *testing.T) *Store {
 	return st
 }
 
+// reopen opens session name of st afresh, as another process would: with
+// no index, branch list or cache of st's.
+func reopen(t *testing.T, st *Store, name string) *Session {
+	t.Helper()
+	st2, err := Open(st.Root(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st2.Session(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func newSession(t *testing.T, st *Store, name string) *Session {
 	t.Helper()
 	s, _, err := st.Create(name, Meta{})

@@ -47,14 +47,7 @@ func TestTitleFromFirstPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another process, which has not seen the title yet, leaves it too.
-	st2, err := Open(st.Root(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2, err := st2.Session("s")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s2 := reopen(t, st, "s")
 	if err := s2.Append("", [][]byte{msg("user", "third")}); err != nil {
 		t.Fatal(err)
 	}

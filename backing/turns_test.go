@@ -82,14 +82,7 @@ func TestTurnsStartAtPrompts(t *testing.T) {
 		}
 	}
 	check(s, "as appended")
-	st2, err := Open(st.Root(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2, err := st2.Session("s")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s2 := reopen(t, st, "s")
 	check(s2, "reopened")
 
 	// A fork between turn 2's context and its prompt has one turn: the
