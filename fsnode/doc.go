@@ -5,7 +5,8 @@
 // mapping of store errors to errno (errno.go, the only one), stable inode
 // numbers (ino.go), the caches of rendered sizes that let a read render
 // only what it returns (sizes.go), the frames around framed renderings
-// (frame.go), and what the kernel caches of them: the renderings it holds,
+// (frame.go) with the transcript header (header.go, which sessfs show and
+// export use too), and what the kernel caches of them: the renderings it holds,
 // told at once when an append through the mount grows them (live.go).
 //
 // One node type a file: root.go, session_dir.go, branches_dir.go,
