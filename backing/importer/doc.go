@@ -23,15 +23,20 @@
 // results are second children of their calls, are not forks. A subagent's
 // lines (isSidechain) make a branch of their own.
 //
+// Injected context (context.go): what the agent sent in the user's or the
+// developer's name that the human did not type is marked "context": <kind>,
+// so the store's turn rule starts turns only at typed prompts.
+//
 // What this version does not do yet, on purpose:
 //   - Merging. One API response can span several consecutive assistant
 //     lines sharing message.id (one content block each); each line stays
 //     its own message, and those after the first carry "continues": true,
 //     so renderings show them as one message.
-//   - Subagents in files of their own (newer Claude Code versions write
-//     <session>/subagents/*.jsonl) import as sessions of their own, not
-//     linked; subagent lines inside the session file (isSidechain) do
-//     become a branch, subagent-N, forked where the subagent started.
+//   - Subagents: a subagent's lines inside the session file (isSidechain)
+//     become a branch, subagent-N, forked where the subagent started; a
+//     subagent's file of its own (<session>/subagents/agent-*.jsonl) is a
+//     session of its own, which the import (cmd) names after its session
+//     and links to it as parent.
 //   - Duplicate uuids are not resolved: the store does not require ids to
 //     be unique, and the edge cases seen so far repeat a uuid only on
 //     lines that are events.

@@ -1,6 +1,10 @@
-// Command sessfs manages a sessfs store from the shell: it creates, lists,
-// appends to, shows, forks, renames, archives and trashes sessions, and
-// checks the store. See DESIGN.md for the contract it follows.
+// Command sessfs manages a sessfs store from the shell: it mounts it
+// (mount, umount; mount --source shows an agent's own folder), creates,
+// lists, appends to, shows, forks, renames, archives, trashes and sweeps
+// sessions and their branches, imports Claude Code and Codex sessions and
+// exports any session, and checks and repairs the store (fsck). The
+// commands are listed in main.go's table, one file each; DESIGN.md is the
+// contract they follow.
 package main
 
 import (
