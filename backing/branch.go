@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -71,26 +72,49 @@ func (s *Session) BranchByID(id string) (Branch, error) {
 	return Branch{}, fmt.Errorf("branch id %s: %w", id, ErrNotFound)
 }
 
-// createBranch writes a new branch's file and its empty log; the caller
-// holds the session lock (or owns the session being created).
-func (s *Session) createBranch(b Branch) (Branch, error) {
+// newBranch gives b a new id.
+func newBranch(b Branch) (Branch, error) {
 	id, err := newID()
 	if err != nil {
 		return b, err
 	}
 	b.ID = id.String()
-	defer s.dropBranchCache()
-	if err := createExclusive(s.logFile(b.ID), nil); err != nil {
-		return b, err
-	}
-	data, err := json.Marshal(b)
+	return b, nil
+}
+
+// createBranch writes a new branch's file and its empty log; the caller
+// holds the session lock.
+func (s *Session) createBranch(b Branch) (Branch, error) {
+	b, err := newBranch(b)
 	if err != nil {
 		return b, err
+	}
+	defer s.dropBranchCache()
+	return b, writeBranchFiles(s.dir, b)
+}
+
+// writeBranchFiles writes a new branch of the session folder dir: its empty
+// log, then its file, which makes it a branch. If the file cannot be
+// written the log goes again, so a refused fork leaves nothing behind.
+func writeBranchFiles(dir string, b Branch) error {
+	log := filepath.Join(dir, "logs", b.ID+".jsonl")
+	if err := createExclusive(log, nil); err != nil {
+		return err
 	}
 	// Written aside and renamed into place: a reader listing branches
 	// must never find the file created but still empty. The id is new, so
 	// nothing is replaced.
-	return b, writeFileAtomic(s.branchFile(b.ID), append(data, '\n'))
+	err := writeFileAtomic(filepath.Join(dir, "branches", b.ID+".json"), encodeBranch(b))
+	if err != nil {
+		remove(log)
+	}
+	return err
+}
+
+// encodeBranch is a branch file's bytes.
+func encodeBranch(b Branch) []byte {
+	data, _ := json.Marshal(b) // strings, a number and a time: cannot fail
+	return append(data, '\n')
 }
 
 // Head is the fork point at the head of a branch.
@@ -165,11 +189,7 @@ func (s *Session) RenameBranch(old, name string) error {
 	}
 	b.Name = name
 	defer s.dropBranchCache()
-	data, err := json.Marshal(b)
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(s.branchFile(b.ID), append(data, '\n'))
+	return writeFileAtomic(s.branchFile(b.ID), encodeBranch(b))
 }
 
 // DeleteBranch moves a branch and its log into the session's trash folder.

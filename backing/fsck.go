@@ -97,7 +97,9 @@ func (st *Store) Fsck(repair bool) (FsckReport, error) {
 		switch {
 		case e.Type()&fs.ModeSymlink != 0:
 			c.report("", p, linkProblem(p)+", where a session folder belongs", nil)
-		case !e.IsDir() || isTemp(e.Name()) || ValidName(e.Name()) != nil:
+		case isTemp(e.Name()) && e.IsDir():
+			c.checkHalfMade(p)
+		case !e.IsDir() || ValidName(e.Name()) != nil:
 			c.report("", p, "not a session folder", nil)
 		default:
 			c.rep.Sessions++
@@ -111,6 +113,26 @@ func (st *Store) Fsck(repair bool) (FsckReport, error) {
 func linkProblem(p string) string {
 	target, _ := os.Readlink(p)
 	return fmt.Sprintf("a symbolic link (to %q) that sessfs did not make and never follows; a human must put what it points to in its place, or remove it", target)
+}
+
+// checkHalfMade handles a session folder still under its temporary name: a
+// create was interrupted before the session existed, so nothing in it was
+// ever acknowledged. Repair removes it, unless it holds a message.
+func (c *fsck) checkHalfMade(p string) {
+	logs, err := readDir(filepath.Join(p, "logs"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		c.cannot("", p, err)
+		return
+	}
+	for _, e := range logs {
+		if fi, err := e.Info(); err != nil || !fi.Mode().IsRegular() || fi.Size() > 0 {
+			c.report("", p, "a session folder under a temporary name that holds messages; a human must look at it", nil)
+			return
+		}
+	}
+	c.report("", p, "a session folder left by an interrupted create: it holds no message and no name points to it; repair removes it", func() error {
+		return os.RemoveAll(p) // removes links, never what they point to
+	})
 }
 
 // nameLink is where a session is linked from: names, archive or trash.

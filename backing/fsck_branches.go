@@ -157,8 +157,9 @@ func (c *fsck) checkLog(s *Session, b Branch) {
 	}
 }
 
-// checkOrphanLogs finds logs of no branch file (a crash in a branch
-// delete). A branch file that could not be read still owns its log.
+// checkOrphanLogs finds logs of no branch file: an empty one is what an
+// interrupted fork leaves; one with messages, an interrupted branch delete
+// (or a lost branch file), and it goes to the session's trash.
 func (c *fsck) checkOrphanLogs(s *Session, owned map[string]bool) {
 	ents, err := readDir(s.path("logs"))
 	if err != nil {
@@ -171,6 +172,12 @@ func (c *fsck) checkOrphanLogs(s *Session, owned map[string]bool) {
 			continue
 		}
 		p := s.path("logs", e.Name())
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+			c.report(s.id, p, "empty log of no branch, left by an interrupted fork; repair removes it", func() error {
+				return remove(p)
+			})
+			continue
+		}
 		c.report(s.id, p, "log of no branch (an interrupted branch delete?); repair moves it to the session's trash", func() error {
 			if err := mkdirExisting(s.path("trash")); err != nil {
 				return err

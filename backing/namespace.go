@@ -92,9 +92,10 @@ func (st *Store) nameFree(name string) error {
 
 // Create makes a new session named name (a generated name when empty) with
 // the given metadata; id, name, dates and state are set by the store (a
-// creation time in the past is kept: an import). The
-// session appears under its name only once complete, so a crash leaves no
-// half-made session visible.
+// creation time in the past is kept: an import). The session's folder is
+// made whole under a temporary name, then renamed into place, then linked
+// under its name: a failure or a crash leaves no half-made session, and an
+// error leaves nothing at all.
 func (st *Store) Create(name string, m Meta) (*Session, Meta, error) {
 	id, err := newID()
 	if err != nil {
@@ -112,6 +113,10 @@ func (st *Store) Create(name string, m Meta) (*Session, Meta, error) {
 		created = m.Created // an import of a session begun elsewhere, earlier
 	}
 	m.ID, m.Name, m.Created, m.Updated, m.State, m.Trashed = id.String(), name, created, t, StateActive, time.Time{}
+	main, err := newBranch(Branch{Name: DefaultBranchName, Created: t})
+	if err != nil {
+		return nil, m, err
+	}
 	unlock, err := st.nsLock()
 	if err != nil {
 		return nil, m, err
@@ -120,27 +125,75 @@ func (st *Store) Create(name string, m Meta) (*Session, Meta, error) {
 	if err := st.nameFree(name); err != nil {
 		return nil, m, err
 	}
-	dir := st.sessionDir(m.ID)
+	tmp, dir, link := st.path("sessions", tmpPrefix+m.ID), st.sessionDir(m.ID), st.path("names", name)
+	err = makeSession(tmp, m, main)
+	if err == nil {
+		err = rename(tmp, dir, unix.RENAME_NOREPLACE)
+	}
+	if err != nil {
+		os.RemoveAll(tmp) // nothing in it was ever acknowledged
+		return nil, m, err
+	}
+	err = syncDir(st.path("sessions"))
+	if err == nil {
+		if err = symlink(linkTarget(m.ID), link); err == nil {
+			if err = syncDir(st.path("names")); err != nil {
+				remove(link)
+			}
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, m, err
+	}
+	return st.handle(m.ID), m, nil
+}
+
+// makeSession writes a new session's folder at dir: its lock, meta.json
+// and the default branch.
+func makeSession(dir string, m Meta, main Branch) error {
 	for _, d := range []string{dir, filepath.Join(dir, "branches"), filepath.Join(dir, "logs")} {
 		if err := mkdir(d, dirMode); err != nil {
-			return nil, m, err
+			return err
 		}
 	}
 	data, err := EncodeMeta(m)
 	if err != nil {
-		return nil, m, err
+		return err
+	}
+	if err := createExclusive(filepath.Join(dir, "lock"), nil); err != nil {
+		return err
 	}
 	if err := createExclusive(filepath.Join(dir, "meta.json"), data); err != nil {
-		return nil, m, err
+		return err
 	}
-	s := st.handle(m.ID)
-	if _, err := s.createBranch(Branch{Name: DefaultBranchName, Created: t}); err != nil {
-		return nil, m, err
+	return writeBranchFiles(dir, main)
+}
+
+// changeNames makes a change to the namespace (step: links made, moved or
+// removed, which names trust) and the matching change to meta.json, in the
+// order that keeps an error true: meta.json first, which needs room on the
+// disk and so is what fails on a full one; if step then fails, meta.json
+// gets its old name, state and trash time back. Should that fail too, the
+// links still say what is true and fsck brings meta.json in line.
+func (st *Store) changeNames(id string, change func(*Meta), step func() error) error {
+	s := st.handle(id)
+	var old Meta
+	if _, err := s.updateMeta(func(m *Meta) error {
+		old = *m
+		change(m)
+		return nil
+	}); err != nil {
+		return err
 	}
-	if err := symlink(linkTarget(m.ID), st.path("names", name)); err != nil {
-		return nil, m, err
+	if err := step(); err != nil {
+		s.updateMeta(func(m *Meta) error {
+			m.Name, m.State, m.Trashed = old.Name, old.State, old.Trashed
+			return nil
+		})
+		return err
 	}
-	return s, m, syncDir(st.path("names"))
+	return nil
 }
 
 // Rename gives a session a new name; the session's folder does not move.
@@ -163,20 +216,16 @@ func (st *Store) Rename(old, name string) error {
 	if err := st.nameFree(name); err != nil {
 		return err
 	}
-	// RENAME_NOREPLACE: never over a name another process just took.
-	if err := rename(st.path(dir, old), st.path(dir, name), unix.RENAME_NOREPLACE); err != nil {
-		if errors.Is(err, unix.EEXIST) {
-			return fmt.Errorf("session %q: %w", name, ErrExist)
+	return st.changeNames(id, func(m *Meta) { m.Name = name }, func() error {
+		// RENAME_NOREPLACE: never over a name another process just took.
+		if err := rename(st.path(dir, old), st.path(dir, name), unix.RENAME_NOREPLACE); err != nil {
+			if errors.Is(err, unix.EEXIST) {
+				return fmt.Errorf("session %q: %w", name, ErrExist)
+			}
+			return fmt.Errorf("rename session %q: %w", old, err)
 		}
-		return fmt.Errorf("rename session %q: %w", old, err)
-	}
-	if err := syncDir(st.path(dir)); err != nil {
-		return err
-	}
-	// The link is the truth for names; meta.json follows (fsck mends a
-	// crash between the two).
-	_, err = st.handle(id).updateMeta(func(m *Meta) error { m.Name = name; return nil })
-	return err
+		return syncDir(st.path(dir))
+	})
 }
 
 // Trash moves a session to the trash: its name is freed, nothing is
@@ -191,22 +240,23 @@ func (st *Store) Trash(name string) error {
 	if err != nil {
 		return err
 	}
-	if err := symlink(linkTarget(id), st.path("trash", id)); err != nil && !errors.Is(err, os.ErrExist) {
-		return err
-	}
-	if err := syncDir(st.path("trash")); err != nil {
-		return err
-	}
-	if _, err := st.handle(id).updateMeta(func(m *Meta) error {
-		m.State, m.Trashed = StateTrashed, now()
-		return nil
-	}); err != nil {
-		return err
-	}
-	if err := remove(st.path(dir, name)); err != nil {
-		return err
-	}
-	return syncDir(st.path(dir))
+	trashed := func(m *Meta) { m.State, m.Trashed = StateTrashed, now() }
+	return st.changeNames(id, trashed, func() error {
+		// The trash link first: from it on the session is read-only.
+		tl := st.path("trash", id)
+		if err := symlink(linkTarget(id), tl); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		err := syncDir(st.path("trash"))
+		if err == nil {
+			err = remove(st.path(dir, name))
+		}
+		if err != nil {
+			remove(tl)
+			return err
+		}
+		return syncDir(st.path(dir))
+	})
 }
 
 // Restore brings a session back from the trash, by id or by the name it had,
@@ -221,8 +271,7 @@ func (st *Store) Restore(nameOrID, as string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s := st.handle(id)
-	m, err := s.Meta()
+	m, err := st.handle(id).Meta()
 	if err != nil {
 		return "", err
 	}
@@ -236,22 +285,23 @@ func (st *Store) Restore(nameOrID, as string) (string, error) {
 	if err := st.nameFree(name); err != nil {
 		return "", fmt.Errorf("%w; restore it under another name", err)
 	}
-	if err := symlink(linkTarget(id), st.path("names", name)); err != nil {
-		return "", err
-	}
-	if err := syncDir(st.path("names")); err != nil {
-		return "", err
-	}
-	if _, err := s.updateMeta(func(m *Meta) error {
-		m.Name, m.State, m.Trashed = name, StateActive, time.Time{}
-		return nil
-	}); err != nil {
-		return "", err
-	}
-	if err := remove(st.path("trash", id)); err != nil {
-		return "", err
-	}
-	return name, syncDir(st.path("trash"))
+	restored := func(m *Meta) { m.Name, m.State, m.Trashed = name, StateActive, time.Time{} }
+	return name, st.changeNames(id, restored, func() error {
+		link := st.path("names", name)
+		if err := symlink(linkTarget(id), link); err != nil {
+			return err
+		}
+		err := syncDir(st.path("names"))
+		if err == nil {
+			// The trash link goes last: until then the session is read-only.
+			err = remove(st.path("trash", id))
+		}
+		if err != nil {
+			remove(link)
+			return err
+		}
+		return syncDir(st.path("trash"))
+	})
 }
 
 func (st *Store) findTrashed(nameOrID string) (string, error) {
@@ -303,17 +353,15 @@ func (st *Store) moveName(name, from, to, state string) error {
 	if dir != from {
 		return sentencef(ErrInvalid, "session %q is already %s", name, state)
 	}
-	if err := rename(st.path(from, name), st.path(to, name), unix.RENAME_NOREPLACE); err != nil {
-		return fmt.Errorf("move session %q to %s: %w", name, to, err)
-	}
-	if err := syncDir(st.path(from)); err != nil {
-		return err
-	}
-	if err := syncDir(st.path(to)); err != nil {
-		return err
-	}
-	_, err = st.handle(id).updateMeta(func(m *Meta) error { m.State = state; return nil })
-	return err
+	return st.changeNames(id, func(m *Meta) { m.State = state }, func() error {
+		if err := rename(st.path(from, name), st.path(to, name), unix.RENAME_NOREPLACE); err != nil {
+			return fmt.Errorf("move session %q to %s: %w", name, to, err)
+		}
+		if err := syncDir(st.path(from)); err != nil {
+			return err
+		}
+		return syncDir(st.path(to))
+	})
 }
 
 // purge deletes a trashed session for good. Only Sweep calls it.
