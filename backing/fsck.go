@@ -10,7 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// Problem is one thing fsck found wrong in the store.
+// Problem is one thing fsck found wrong in the store, or, when Note is
+// set, a leftover that is normal after a crash.
 type Problem struct {
 	Session  string // session id, when the problem is inside one
 	Path     string // the file or folder concerned, relative to the store
@@ -18,6 +19,11 @@ type Problem struct {
 	Fixable  bool   // --repair fixes it without losing a byte
 	Repaired bool   // fixed by this run
 	Err      error  // the repair was tried and failed
+	// Note marks what a crash of sessfs normally leaves (a torn last line,
+	// the temporary file of an atomic replace, a half-made session or
+	// branch that was never acknowledged): readers ignore it and the next
+	// writer, or --repair, tidies it. It is reported, and is no damage.
+	Note bool
 }
 
 // FsckReport is what a check of the whole store found.
@@ -26,11 +32,11 @@ type FsckReport struct {
 	Problems []Problem
 }
 
-// Remaining counts the problems still there after the run.
+// Remaining counts the problems still there after the run, notes aside.
 func (r FsckReport) Remaining() int {
 	n := 0
 	for _, p := range r.Problems {
-		if !p.Repaired {
+		if !p.Repaired && !p.Note {
 			n++
 		}
 	}
@@ -47,11 +53,20 @@ type fsck struct {
 // report records a problem; when fix is given, the problem is fixable and,
 // on a repair run, fix is called and its outcome recorded.
 func (c *fsck) report(session, path, what string, fix func() error) {
+	c.add(Problem{Session: session, What: what}, path, fix)
+}
+
+// note records a leftover of a crash (see Problem.Note); fix tidies it.
+func (c *fsck) note(session, path, what string, fix func() error) {
+	c.add(Problem{Session: session, What: what, Note: true}, path, fix)
+}
+
+func (c *fsck) add(p Problem, path string, fix func() error) {
 	rel, err := filepath.Rel(c.st.root, path)
 	if err != nil {
 		rel = path
 	}
-	p := Problem{Session: session, Path: rel, What: what, Fixable: fix != nil}
+	p.Path, p.Fixable = rel, fix != nil
 	if fix != nil && c.repair {
 		p.Err = fix()
 		p.Repaired = p.Err == nil
@@ -130,7 +145,7 @@ func (c *fsck) checkHalfMade(p string) {
 			return
 		}
 	}
-	c.report("", p, "a session folder left by an interrupted create: it holds no message and no name points to it; repair removes it", func() error {
+	c.note("", p, "a session folder left by an interrupted create: it holds no message and no name points to it; repair removes it", func() error {
 		return os.RemoveAll(p) // removes links, never what they point to
 	})
 }
@@ -230,7 +245,7 @@ func (c *fsck) checkTemps(s *Session, dir string) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		c.report(s.id, p, "temporary file left by an interrupted write", func() error {
+		c.note(s.id, p, "temporary file of an interrupted atomic write; readers ignore it; repair moves it to quarantine", func() error {
 			return s.quarantineFile(p, "tmp")
 		})
 	}

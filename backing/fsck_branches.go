@@ -140,7 +140,7 @@ func (c *fsck) checkLog(s *Session, b Branch) {
 		return
 	}
 	if torn != nil {
-		c.report(s.id, p, fmt.Sprintf("torn last line (%d bytes, an interrupted append); repair moves it to quarantine", len(torn)), func() error {
+		c.note(s.id, p, fmt.Sprintf("torn last line (%d bytes) of an append a crash interrupted, never acknowledged; readers ignore it; the next append, or repair, moves it to quarantine", len(torn)), func() error {
 			_, err := s.cutTornTail(b.ID)
 			return err
 		})
@@ -173,7 +173,7 @@ func (c *fsck) checkOrphanLogs(s *Session, owned map[string]bool) {
 		}
 		p := s.path("logs", e.Name())
 		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
-			c.report(s.id, p, "empty log of no branch, left by an interrupted fork; repair removes it", func() error {
+			c.note(s.id, p, "empty log of no branch, left by an interrupted fork; repair removes it", func() error {
 				return remove(p)
 			})
 			continue

@@ -26,6 +26,9 @@ func TestFsckCleansInterruptedCreateAndFork(t *testing.T) {
 	if !hasProblemAt(rep, filepath.Base(half), "interrupted create") || !hasProblemAt(rep, filepath.Base(orphan), "interrupted fork") {
 		t.Fatalf("fsck = %+v", rep.Problems)
 	}
+	if rep.Remaining() != 0 {
+		t.Errorf("leftovers of a crash counted as damage: %+v", rep.Problems)
+	}
 	for range 2 {
 		if rep, _ = st.Fsck(true); rep.Remaining() != 0 {
 			t.Fatalf("fsck --repair = %+v", rep.Problems)
