@@ -42,7 +42,7 @@ func (n *appendFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uin
 			return nil, 0, errno
 		}
 	}
-	h := &appendHandle{fsys: n.fsys, ref: n.ref, max: n.fsys.st.Options().MaxMessage}
+	h := newAppendHandle(n.fsys, n.ref)
 	// Parallel direct writes: without it the kernel takes the inode lock
 	// for every write, so writers to one append file queue one by one and
 	// the store's group commit never sees two at once.

@@ -24,7 +24,7 @@ func fuzzStore(f *testing.F) *backing.Store {
 // feed writes data to a fresh append handle of s in pieces of the sizes
 // splits gives (the kernel's split of writes), then closes it.
 func feed(t *testing.T, st *backing.Store, s *backing.Session, data, splits []byte) []error {
-	h := &appendHandle{fsys: &FS{st: st}, ref: branchRef{s: s}, max: st.Options().MaxMessage}
+	h := newAppendHandle(New(st, Options{}).fsys, branchRef{s: s})
 	var errs []error
 	for i := 0; len(data) > 0; i++ {
 		n := len(data)

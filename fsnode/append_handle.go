@@ -20,19 +20,20 @@ import (
 // The first non-blank byte decides the mode. JSON mode ('{'): each line is
 // a message, validated when its newline arrives; the lines one write
 // request completes are appended together, durably, before the write
-// returns, or none is and the write fails (EINVAL, EFBIG); the rest of a
-// failed line is then discarded with the same error. An unterminated last
-// line is committed at close. Text mode: everything written before close
-// is one user message, committed in Flush (whose error close returns).
+// returns, or none is and the write fails (EINVAL, EFBIG, ENOSPC). An
+// unterminated last line is committed at close. Text mode: everything
+// written before close is one user message, committed in Flush (whose
+// error close returns). What a handle holds meanwhile is charged to the
+// mount's budget (buffer.go) and given back when it is committed or
+// refused, and at close.
 type appendHandle struct {
 	fsys *FS
 	ref  branchRef
-	max  int64
 
 	mu      sync.Mutex
 	mode    int    // modeUnknown until the first non-blank byte
-	pending []byte // JSON: the unterminated line; text: the whole message
-	discard error  // JSON: the rest of a refused line is dropped with this
+	pending buffer // JSON: the unterminated line; text: the whole message
+	discard error  // the rest of a refused line (JSON) or message (text) fails with this
 	grown   bool   // an append was committed: tell the kernel once unlocked
 }
 
@@ -47,7 +48,12 @@ var (
 	_ = (fs.FileReader)((*appendHandle)(nil))
 	_ = (fs.FileFlusher)((*appendHandle)(nil))
 	_ = (fs.FileFsyncer)((*appendHandle)(nil))
+	_ = (fs.FileReleaser)((*appendHandle)(nil))
 )
+
+func newAppendHandle(fsys *FS, ref branchRef) *appendHandle {
+	return &appendHandle{fsys: fsys, ref: ref, pending: buffer{max: fsys.st.Options().MaxMessage, budget: fsys.budget}}
+}
 
 func (h *appendHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	return fuse.ReadResultData(nil), 0
@@ -76,14 +82,16 @@ func (h *appendHandle) unlock() {
 func (h *appendHandle) write(data []byte) (uint32, syscall.Errno) {
 	n := uint32(len(data))
 	if h.mode == modeUnknown {
-		all := append(h.pending, data...)
-		i := bytes.IndexFunc(all, func(r rune) bool { return r != ' ' && r != '\t' && r != '\n' && r != '\r' })
+		i := bytes.IndexFunc(data, func(r rune) bool { return r != ' ' && r != '\t' && r != '\n' && r != '\r' })
 		switch {
-		case i < 0: // only blanks so far: keep them, decide later
-			h.pending = all
+		case i < 0: // only blanks so far: keep them (text keeps them), decide later
+			if err := h.pending.append(data); err != nil {
+				return 0, toErrno(err)
+			}
 			return n, 0
-		case all[i] == '{':
-			h.mode, h.pending, data = modeJSON, nil, all[i:]
+		case data[i] == '{':
+			h.mode, data = modeJSON, data[i:]
+			h.pending.reset()
 		default:
 			h.mode = modeText
 		}
@@ -100,65 +108,110 @@ func (h *appendHandle) write(data []byte) (uint32, syscall.Errno) {
 	return n, 0
 }
 
-// writeText buffers text until close; a message over the limit fails this
-// write and every later one, and is never appended.
+// writeText buffers text until close; a message over the limit, or past
+// the mount's budget, fails this write and every later one until close,
+// and is never appended.
 func (h *appendHandle) writeText(data []byte) error {
-	if h.discard == nil && int64(len(h.pending)+len(data)) > h.max {
-		h.pending, h.discard = nil, backing.ErrTooLarge
-	}
 	if h.discard != nil {
 		return h.discard
 	}
-	h.pending = append(h.pending, data...)
+	if err := h.pending.append(data); err != nil {
+		h.pending.release()
+		h.discard = err
+		return err
+	}
 	return nil
 }
 
 // writeJSON handles one write request in JSON mode: the lines it completes
-// are appended together or not at all.
+// are appended together or not at all. Only data is scanned for newlines,
+// and the line left unterminated is added to in place, so a line written
+// in small pieces costs time in proportion to its length.
+//
+// A refused request is not taken: the kernel reports the pieces of a
+// write(2) before it as written, and the writer sends the rest again,
+// from the middle of the line that was pending. So once a line is refused
+// (invalid, too large), everything up to its newline fails the same way,
+// however the kernel or the writer split it: the line pending before the
+// refused request (which a re-sent rest would end) and the line the
+// request ends inside (which a writer moving on would go on with) are
+// refused up to the end of the next request that ends with a newline. A
+// request that fails for want of room (a full disk, the mount's budget)
+// leaves the handle as it was, so the writer can send the same bytes
+// again.
 func (h *appendHandle) writeJSON(data []byte) error {
 	if h.discard != nil {
-		// This request carries the rest of a refused line: it fails
-		// whole, and if it ends inside a line, that line goes too.
 		err := h.discard
 		if bytes.HasSuffix(data, []byte("\n")) {
 			h.discard = nil
 		}
 		return err
 	}
-	var lines [][]byte
-	buf := append(h.pending, data...)
-	for {
-		i := bytes.IndexByte(buf, '\n')
-		if i < 0 {
-			break
+	first := bytes.IndexByte(data, '\n')
+	if first < 0 {
+		if err := h.pending.append(data); err != nil {
+			return h.refuse(err, true)
 		}
-		if line := bytes.TrimSpace(buf[:i]); len(line) > 0 {
-			lines = append(lines, line)
-		}
-		buf = buf[i+1:]
+		return nil
 	}
-	if int64(len(buf)) > h.max {
-		h.pending, h.discard = nil, backing.ErrTooLarge
-		return backing.ErrTooLarge
+	last := bytes.LastIndexByte(data, '\n')
+	rest := data[last+1:]
+	was := h.pending.Len()
+	began := !blank(h.pending.data) // a line began before this request
+	err := h.pending.append(data[:first])
+	if err == nil {
+		// Room for what stays pending after the commit, made before it:
+		// once the lines are in, the write must succeed.
+		err = h.pending.room(int64(len(rest)))
 	}
-	if len(lines) > 0 {
-		if err := h.append(lines...); err != nil {
-			if !errors.Is(err, backing.ErrInvalid) && !errors.Is(err, backing.ErrTooLarge) {
-				// A store failure (disk full): the handle stays as it
-				// was before this request, so the writer can send the
-				// same bytes again. The kernel reports a short write
-				// when a split write fails after its first piece.
-				return err
-			}
-			h.pending = nil
-			if len(buf) > 0 {
-				h.discard = err
-			}
+	if err == nil {
+		err = h.append(lines(h.pending.data, data[first+1:last+1])...)
+	}
+	if err != nil {
+		if !refused(err) {
+			h.pending.truncate(int64(was))
 			return err
 		}
+		return h.refuse(err, began || !blank(rest))
 	}
-	h.pending = append([]byte(nil), buf...)
+	h.pending.replace(rest)
 	return nil
+}
+
+// lines splits the lines one request completes: the pending line, ended
+// by the request's first newline, then the request's whole lines. Blank
+// lines are skipped.
+func lines(pending, whole []byte) [][]byte {
+	var out [][]byte
+	if line := bytes.TrimSpace(pending); len(line) > 0 {
+		out = append(out, line)
+	}
+	for len(whole) > 0 {
+		i := bytes.IndexByte(whole, '\n')
+		if line := bytes.TrimSpace(whole[:i]); len(line) > 0 {
+			out = append(out, line)
+		}
+		whole = whole[i+1:]
+	}
+	return out
+}
+
+func blank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+
+// refused reports whether err refuses what was written (an invalid or too
+// large line), rather than wants room (a full disk, the mount's budget).
+func refused(err error) bool {
+	return errors.Is(err, backing.ErrInvalid) || errors.Is(err, backing.ErrTooLarge)
+}
+
+// refuse drops the line pending and fails the request with err; if the
+// rest of a refused line may follow (rest), it fails with err too.
+func (h *appendHandle) refuse(err error, rest bool) error {
+	h.pending.release()
+	if rest {
+		h.discard = err
+	}
+	return err
 }
 
 // Flush commits what is pending: the text message, or an unterminated
@@ -177,44 +230,51 @@ func (h *appendHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 	return 0
 }
 
+// Release gives back what the handle still holds.
+func (h *appendHandle) Release(ctx context.Context) syscall.Errno {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.pending.release()
+	h.discard = nil
+	return 0
+}
+
 func (h *appendHandle) commit() error {
 	if err := h.discard; err != nil && h.mode == modeText {
 		h.discard = nil
 		return err
 	}
-	if len(h.pending) == 0 {
-		return nil
-	}
-	var msg []byte
+	defer h.pending.release()
 	switch h.mode {
 	case modeJSON:
-		msg = bytes.TrimSpace(h.pending)
-		if len(msg) == 0 {
-			h.pending = nil
-			return nil
+		if msg := bytes.TrimSpace(h.pending.data); len(msg) > 0 {
+			return h.append(msg)
 		}
 	case modeText:
-		text := bytes.TrimSuffix(h.pending, []byte("\n"))
+		if h.pending.Len() == 0 {
+			return nil
+		}
+		text := bytes.TrimSuffix(h.pending.data, []byte("\n"))
 		if !utf8.Valid(text) {
-			h.pending = nil
 			return errors.Join(backing.ErrInvalid, errors.New("text is not valid UTF-8"))
 		}
-		var err error
-		if msg, err = backing.TextMessage("user", string(text)); err != nil {
-			h.pending = nil
+		msg, err := backing.TextMessage("user", string(text))
+		h.pending.release() // before the commit: the message holds a copy
+		if err != nil {
 			return err
 		}
-	default: // only blanks were written: nothing to append
-		h.pending = nil
-		return nil
+		return h.append(msg)
 	}
-	h.pending = nil
-	return h.append(msg)
+	// Only blanks were written: nothing to append.
+	return nil
 }
 
 // append commits lines to the branch; once they are in, unlock refreshes
 // what the kernel caches of its renderings.
 func (h *appendHandle) append(lines ...[]byte) error {
+	if len(lines) == 0 {
+		return nil
+	}
 	if err := h.ref.s.AppendID(h.ref.id, lines); err != nil {
 		return err
 	}

@@ -21,6 +21,10 @@ type Options struct {
 	AllowOther bool
 	Debug      bool
 	FsName     string // shown in /proc/mounts; the store path by default
+	// MaxBuffered bounds the bytes the mount's open files hold in memory
+	// together (text and unterminated lines written to append, meta.json
+	// edits); a write past it fails with ENOSPC. 0: DefaultMaxBuffered.
+	MaxBuffered int64
 }
 
 // FS is what every node of one mount shares: the store, the options and the
@@ -32,6 +36,7 @@ type FS struct {
 	gid  uint32
 
 	appendGen atomic.Uint64 // the generation of the last append node: see branchFile
+	budget    *budget       // what open handles may hold in memory: see buffer.go
 
 	mu           sync.Mutex
 	sizes        map[sizeKey]*sizeCache
@@ -43,7 +48,10 @@ type FS struct {
 
 // New makes the root of a mount of st.
 func New(st *backing.Store, opts Options) *Root {
-	f := &FS{st: st, opts: opts, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
+	if opts.MaxBuffered <= 0 {
+		opts.MaxBuffered = DefaultMaxBuffered
+	}
+	f := &FS{st: st, opts: opts, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()), budget: &budget{max: opts.MaxBuffered},
 		sizes: map[sizeKey]*sizeCache{}, live: map[string]map[*renderedFile]struct{}{}, liveSessions: map[string]int{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
 	return &Root{base: base{fsys: f}}
 }

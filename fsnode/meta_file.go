@@ -120,9 +120,11 @@ func (n *metaFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	if err != nil {
 		return nil, 0, toErrno(err)
 	}
-	h := &metaHandle{node: n, mode: mode, buf: buffer{data: doc, max: maxMeta}}
+	h := newMetaHandle(n, mode)
 	if flags&syscall.O_TRUNC != 0 {
-		h.buf.data, h.dirty = nil, true
+		h.dirty = true
+	} else if err := h.buf.set(doc); err != nil {
+		return nil, 0, toErrno(err)
 	}
 	if isWrite(flags) {
 		caller, _ := fuse.FromContext(ctx)

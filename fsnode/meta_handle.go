@@ -17,7 +17,10 @@ import (
 // the buffer one whole JSON value that checkMeta refuses fails itself
 // with EINVAL and leaves the buffer as it was, since a shell drops the
 // error of close; a buffer that is not yet whole JSON is taken as an
-// editor's save in progress.
+// editor's save in progress. A write past maxMeta (EFBIG) or the mount's
+// budget (ENOSPC) leaves the buffer short of what the writer meant: close
+// and fsync fail with the same error, and nothing changes, until the
+// writer starts over (truncates to 0).
 type metaHandle struct {
 	node *metaFile
 	mode uint32 // the permissions at open (metaFile.doc)
@@ -25,7 +28,8 @@ type metaHandle struct {
 	mu      sync.Mutex
 	buf     buffer
 	dirty   bool
-	written bool // a write arrived: a later size-0 Setattr is not O_TRUNC's
+	written bool  // a write arrived: a later size-0 Setattr is not O_TRUNC's
+	failed  error // a write did not fit: see above
 }
 
 var (
@@ -35,6 +39,10 @@ var (
 	_ = (fs.FileFsyncer)((*metaHandle)(nil))
 	_ = (fs.FileReleaser)((*metaHandle)(nil))
 )
+
+func newMetaHandle(n *metaFile, mode uint32) *metaHandle {
+	return &metaHandle{node: n, mode: mode, buf: buffer{max: maxMeta, budget: n.fsys.budget}}
+}
 
 // maxMeta bounds the buffer: meta.json is a small document.
 const maxMeta = 1 << 20
@@ -49,8 +57,9 @@ func (h *metaHandle) Write(ctx context.Context, data []byte, off int64) (uint32,
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	was := h.buf.save(off, len(data))
-	if errno := h.buf.writeAt(data, off); errno != 0 {
-		return 0, errno
+	if err := h.buf.writeAt(data, off); err != nil {
+		h.failed = err
+		return 0, toErrno(err)
 	}
 	if errno := h.check(was); errno != 0 {
 		return 0, errno
@@ -82,8 +91,12 @@ func (h *metaHandle) truncate(size int64) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	was := h.buf.save(size, -1)
-	if errno := h.buf.truncate(size); errno != 0 {
-		return errno
+	if err := h.buf.truncate(size); err != nil {
+		h.failed = err
+		return toErrno(err)
+	}
+	if size == 0 {
+		h.failed = nil // the writer starts over
 	}
 	if errno := h.check(was); errno != 0 {
 		return errno
@@ -106,6 +119,9 @@ func (h *metaHandle) getattr(out *fuse.AttrOut) syscall.Errno {
 func (h *metaHandle) Flush(ctx context.Context) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.failed != nil {
+		return toErrno(h.failed)
+	}
 	if !h.dirty {
 		return 0
 	}
@@ -115,7 +131,7 @@ func (h *metaHandle) Flush(ctx context.Context) syscall.Errno {
 	}
 	// Later reads through this handle show what was stored.
 	if doc, _, err := h.node.doc(); err == nil {
-		h.buf.data = doc
+		h.buf.set(doc) // else (no room) they show what was written
 	}
 	return 0
 }
@@ -124,7 +140,11 @@ func (h *metaHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 	return h.Flush(ctx)
 }
 
+// Release gives the buffer back.
 func (h *metaHandle) Release(ctx context.Context) syscall.Errno {
 	h.node.released(h)
+	h.mu.Lock()
+	h.buf.release()
+	h.mu.Unlock()
 	return 0
 }

@@ -60,11 +60,11 @@ func (n *scratchFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.A
 func (n *scratchFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	if sz, ok := in.GetSize(); ok {
 		n.mu.Lock()
-		errno := n.buf.truncate(int64(sz))
+		err := n.buf.truncate(int64(sz))
 		n.mtime = time.Now()
 		n.mu.Unlock()
-		if errno != 0 {
-			return errno
+		if err != nil {
+			return toErrno(err)
 		}
 	}
 	return n.Getattr(ctx, fh, out)
@@ -73,7 +73,7 @@ func (n *scratchFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.Se
 func (n *scratchFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if flags&syscall.O_TRUNC != 0 {
 		n.mu.Lock()
-		n.buf.data = nil
+		n.buf.release()
 		n.mu.Unlock()
 	}
 	return nil, fuse.FOPEN_DIRECT_IO, 0
@@ -88,8 +88,8 @@ func (n *scratchFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, o
 func (n *scratchFile) Write(ctx context.Context, fh fs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if errno := n.buf.writeAt(data, off); errno != 0 {
-		return 0, errno
+	if err := n.buf.writeAt(data, off); err != nil {
+		return 0, toErrno(err)
 	}
 	n.mtime = time.Now()
 	return uint32(len(data)), 0

@@ -1,0 +1,57 @@
+package fsnode
+
+import (
+	"context"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// The requests of one handle, in order, and the errno each gets: a line
+// refused in a later request than it began fails again when its rest is
+// re-sent (after a short write), and a line refused in the request it
+// began in does not take the next line with it.
+func TestAppendHandleRefusedLine(t *testing.T) {
+	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone, MaxMessage: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := `{"role":"user","content":"ok"}`
+	for _, c := range []struct {
+		name  string
+		reqs  []string
+		errno []syscall.Errno
+		want  int // messages stored
+	}{
+		{"refused in its own request", []string{"{bad}\n", valid + "\n"}, []syscall.Errno{syscall.EINVAL, 0}, 1},
+		{"re-sent rest", []string{`{"a":` + "   ", valid + "\n", valid + "\n", valid + "\n"},
+			[]syscall.Errno{0, syscall.EINVAL, syscall.EINVAL, 0}, 1},
+		{"rest re-sent in pieces", []string{`{"a":`, "   ", valid + "\n", "   ", valid + "\n", valid + "\n"},
+			[]syscall.Errno{0, 0, syscall.EINVAL, syscall.EINVAL, syscall.EINVAL, 0}, 1},
+		{"ends inside the next line", []string{"{bad}\n{", `"role":"user","content":"x"}` + "\n", valid + "\n"},
+			[]syscall.Errno{syscall.EINVAL, syscall.EINVAL, 0}, 1},
+		{"too large, newline in the last piece", []string{`{"role":"user","content":"` + strings.Repeat("x", 150), `"}` + "\n", `"}` + "\n", valid + "\n"},
+			[]syscall.Errno{0, syscall.EFBIG, syscall.EFBIG, 0}, 1},
+		{"too large before its newline", []string{`{"role":"user","content":"` + strings.Repeat("x", 150), strings.Repeat("x", 80), `"}` + "\n", valid + "\n"},
+			[]syscall.Errno{0, syscall.EFBIG, syscall.EFBIG, 0}, 1},
+	} {
+		s, _, err := st.Create(strings.ReplaceAll(c.name, " ", "-"), backing.Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := newAppendHandle(New(st, Options{}).fsys, branchRef{s: s})
+		for i, r := range c.reqs {
+			if _, errno := h.Write(context.Background(), []byte(r), 0); errno != c.errno[i] {
+				t.Errorf("%s: request %d %q: errno %v, want %v", c.name, i, r, errno, c.errno[i])
+			}
+		}
+		if errno := h.Flush(context.Background()); errno != 0 {
+			t.Errorf("%s: close: %v", c.name, errno)
+		}
+		if n := count(t, s); n != c.want {
+			t.Errorf("%s: %d messages stored, want %d", c.name, n, c.want)
+		}
+	}
+}
