@@ -21,6 +21,7 @@ type pending struct {
 	branch string // id
 	lines  [][]byte
 	kinds  []lineKind
+	ids    []string // the ids the writer gave ("" for others); nil if none
 	done   chan error
 }
 
@@ -30,7 +31,9 @@ type pending struct {
 // Append returns nil the messages are on disk (fsynced, unless the store
 // was opened with SyncNone), after any appended before by this process.
 // Concurrent appends of one session share writes and fsyncs (group commit)
-// and never interleave.
+// and never interleave. A message with an "id" of its own that the branch
+// already has (a retry) is acknowledged and not stored again: see
+// dedupe.go.
 func (s *Session) Append(branch string, msgs [][]byte) error {
 	if len(msgs) == 0 {
 		return nil
@@ -59,13 +62,19 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 	p := &pending{branch: branchID, done: make(chan error, 1)}
 	t := now()
 	for i, raw := range msgs {
-		line, err := prepare(raw, t, s.st.opts.MaxMessage)
+		line, id, given, err := prepare(raw, t, s.st.opts.MaxMessage)
 		if err != nil {
 			return &MessageError{N: i, Err: err}
 		}
 		k, _ := classify(line)
 		p.lines = append(p.lines, line)
 		p.kinds = append(p.kinds, k)
+		if given {
+			if p.ids == nil {
+				p.ids = make([]string, len(msgs))
+			}
+			p.ids[i] = id
+		}
 	}
 	return s.commit(p)
 }
@@ -126,9 +135,10 @@ func (s *Session) writeBatch(batch []*pending) {
 	}
 }
 
-// writeBranch appends the lines of group to one branch's log; the caller
-// holds the session lock. On failure the log is cut back to where it was,
-// so a refused append leaves nothing behind.
+// writeBranch appends the lines of group to one branch's log, but for
+// retries of messages it has (see dedupe.go); the caller holds the session
+// lock. On failure the log is cut back to where it was, so a refused append
+// leaves nothing behind.
 func (s *Session) writeBranch(id string, group []*pending) error {
 	// The branch may have been deleted by another process since Append
 	// looked it up. (Lstat: whether the file is there is all it asks.)
@@ -143,16 +153,31 @@ func (s *Session) writeBranch(id string, group []*pending) error {
 		return err
 	}
 	defer f.Close()
+	dup, err := s.retried(id, group)
+	if err != nil {
+		return err
+	}
 	var buf []byte
 	var lines [][]byte
 	var kinds []lineKind
 	for _, p := range group {
-		for _, l := range p.lines {
+		for i, l := range p.lines {
+			if dup[p] != nil && dup[p][i] {
+				continue
+			}
 			buf = append(buf, l...)
 			buf = append(buf, '\n')
+			lines = append(lines, l)
+			kinds = append(kinds, p.kinds[i])
 		}
-		lines = append(lines, p.lines...)
-		kinds = append(kinds, p.kinds...)
+	}
+	if len(buf) == 0 {
+		// Every message was a retry. Its first write may be in the page
+		// cache only (its writer died before the fsync): sync it now.
+		if s.st.opts.Sync == SyncFull {
+			return f.Sync()
+		}
+		return nil
 	}
 	if _, err := f.Write(buf); err != nil {
 		f.Truncate(size)

@@ -79,7 +79,7 @@ func FuzzValidateMessage(f *testing.F) {
 	f.Add([]byte("{\n \"role\" : \"user\",\n \"content\": [ {\"type\":\"text\",\"text\":\"a\"} ], \"x\": null }"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		verr := ValidateMessage(raw)
-		line, perr := prepare(raw, time.Unix(0, 0), DefaultMaxMessage)
+		line, _, _, perr := prepare(raw, time.Unix(0, 0), DefaultMaxMessage)
 		if (verr == nil) != (perr == nil) {
 			t.Fatalf("validate says %v, prepare says %v", verr, perr)
 		}

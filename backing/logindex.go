@@ -55,6 +55,9 @@ type logIndex struct {
 	bad     []BadLine
 	mtime   time.Time
 	size    int64 // file size at the last refresh; > scanned means a torn tail
+	// ids finds messages by id (see dedupe.go): nil until an append of a
+	// message with its own id needs it, then kept up with the log.
+	ids map[uint64]int32
 }
 
 func newLogIndex(path string) *logIndex { return &logIndex{path: path} }
@@ -102,6 +105,7 @@ func endsLine(f *os.File, off int64) bool {
 
 func (x *logIndex) reset(ino uint64) {
 	x.ino, x.scanned, x.lines, x.msgs, x.prompts, x.turns, x.events, x.bad, x.size = ino, 0, 0, nil, nil, nil, nil, nil, 0
+	x.ids = nil
 }
 
 // scan indexes the complete lines in [x.scanned, size). A last line with no
@@ -157,6 +161,9 @@ func (x *logIndex) add(off int64, line []byte) {
 		return
 	}
 	x.push(msgRef{off: off, n: uint32(len(line)), lineKind: k})
+	if x.ids != nil {
+		x.putID(idOfLine(line), len(x.msgs)-1)
+	}
 }
 
 // push indexes the next message. A prompt's turn starts at the injected
@@ -194,6 +201,9 @@ func (x *logIndex) appended(off int64, lines [][]byte, kinds []lineKind) {
 	for i, l := range lines {
 		x.lines++
 		x.push(msgRef{off: off, n: uint32(len(l)), lineKind: kinds[i]})
+		if x.ids != nil {
+			x.putID(idOfLine(l), len(x.msgs)-1)
+		}
 		off += int64(len(l)) + 1
 	}
 	x.scanned = off

@@ -23,6 +23,7 @@ const (
 	envSession  = "SESSFS_TEST_SESSION" // session name
 	envWriter   = "SESSFS_TEST_WRITER"  // writer id, an integer
 	envCount    = "SESSFS_TEST_COUNT"   // number of messages to append
+	envIDs      = "SESSFS_TEST_IDS"     // set: each message carries an id of its own
 
 	// envLocker selects the lock-holder mode: its value is the path of a
 	// lock file to flock before printing lockedLine and sleeping.
@@ -49,7 +50,8 @@ func exitWith(err error) {
 }
 
 // childAppend appends count messages to a session, one Append call each,
-// as writer id: {"role":"user","content":"w<id>-<seq>","writer":<id>,"seq":<seq>}.
+// as writer id: {"role":"user","content":"w<id>-<seq>","writer":<id>,"seq":<seq>},
+// with "id":"w<id>-<seq>" in front when envIDs is set.
 func childAppend() error {
 	root, name := os.Getenv(envStore), os.Getenv(envSession)
 	id, err := strconv.Atoi(os.Getenv(envWriter))
@@ -74,8 +76,13 @@ func childAppend() error {
 	if _, err := io.Copy(io.Discard, os.Stdin); err != nil {
 		return fmt.Errorf("wait for start: %v", err)
 	}
+	withIDs := os.Getenv(envIDs) != ""
 	for seq := range count {
-		if err := s.Append("", [][]byte{appenderMessage(id, seq)}); err != nil {
+		m := appenderMessage(id, seq)
+		if withIDs {
+			m = fmt.Appendf(nil, `{"id":"w%d-%d",%s`, id, seq, m[1:])
+		}
+		if err := s.Append("", [][]byte{m}); err != nil {
 			return fmt.Errorf("writer %d, message %d: %w", id, seq, err)
 		}
 	}

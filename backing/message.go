@@ -114,30 +114,35 @@ func firstByte(b []byte) byte {
 
 // prepare validates raw and returns the line to store: compact JSON with
 // "id" and "ts" added in front when absent, every other byte of every field
-// kept as given.
-func prepare(raw []byte, now time.Time, max int64) ([]byte, error) {
+// kept as given. It also returns the message's id, and whether the writer
+// gave it: only such an id can come again, in a retry (see dedupe.go).
+func prepare(raw []byte, now time.Time, max int64) (line []byte, id string, given bool, err error) {
 	if int64(len(raw)) > max {
-		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(raw), max)
+		return nil, "", false, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(raw), max)
 	}
 	h, err := parseHeader(raw)
 	if err != nil {
-		return nil, err
+		return nil, "", false, err
 	}
 	var b bytes.Buffer
 	b.Grow(len(raw) + 80)
 	if err := json.Compact(&b, raw); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+		return nil, "", false, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	line := b.Bytes()
+	line = b.Bytes()
 	var add []byte
 	if h.ID == nil {
-		id, err := uuid.NewV7()
+		u, err := uuid.NewV7()
 		if err != nil {
-			return nil, err
+			return nil, "", false, err
 		}
+		id = u.String()
 		add = append(add, `"id":"`...)
-		add = append(add, id.String()...)
+		add = append(add, id...)
 		add = append(add, `",`...)
+	} else {
+		id = stringOf(h.ID)
+		given = id != "" // an empty id names nothing a retry could match
 	}
 	if h.TS == nil {
 		add = append(add, `"ts":`...)
@@ -146,7 +151,7 @@ func prepare(raw []byte, now time.Time, max int64) ([]byte, error) {
 	}
 	if len(add) > 0 {
 		if bytes.Equal(line, []byte("{}")) { // unreachable: role is required
-			return nil, fmt.Errorf("%w: empty object", ErrInvalid)
+			return nil, "", false, fmt.Errorf("%w: empty object", ErrInvalid)
 		}
 		out := make([]byte, 0, len(line)+len(add))
 		out = append(out, '{')
@@ -155,9 +160,24 @@ func prepare(raw []byte, now time.Time, max int64) ([]byte, error) {
 		line = out
 	}
 	if int64(len(line)) > max {
-		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(line), max)
+		return nil, "", false, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(line), max)
 	}
-	return line, nil
+	return line, id, given, nil
+}
+
+// stringOf decodes a JSON string value (valid JSON, as parseHeader leaves
+// it); anything else decodes to "".
+func stringOf(v json.RawMessage) string {
+	if firstByte(v) != '"' {
+		return ""
+	}
+	v = bytes.TrimSpace(v)
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1])
+	}
+	var s string
+	json.Unmarshal(v, &s)
+	return s
 }
 
 // TextMessage builds the message for a plain text: {"role":role,"content":text}.

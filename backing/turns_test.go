@@ -157,7 +157,7 @@ func TestKeysAreCaseSensitive(t *testing.T) {
 		`{"r\u006fle":"user","content":"x"}`,
 		`{"role":"user","Role":"","content":"x"}`,
 	} {
-		line, err := prepare([]byte(good), time.Unix(0, 0), DefaultMaxMessage)
+		line, _, _, err := prepare([]byte(good), time.Unix(0, 0), DefaultMaxMessage)
 		if err != nil {
 			t.Errorf("%s: %v", good, err)
 			continue

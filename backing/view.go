@@ -64,13 +64,16 @@ func (s *Session) View(branch string) (*View, error) {
 	return s.view(b)
 }
 
-func (s *Session) view(b Branch) (*View, error) {
-	// Walk up to the root: the chain of (branch, bytes of its log used).
-	type link struct {
-		id  string
-		end int64 // -1: all of it
-	}
-	chain := []link{{b.ID, -1}}
+// logSpan is a log a branch reads and how many bytes of it count: all of
+// the branch's own (end -1), an ancestor's up to the fork point.
+type logSpan struct {
+	id  string
+	end int64
+}
+
+// ancestry walks from b up to the root: the logs b reads, its own first.
+func (s *Session) ancestry(b Branch) ([]logSpan, error) {
+	chain := []logSpan{{b.ID, -1}}
 	seen := map[string]bool{b.ID: true}
 	for cur := b; !cur.IsDefault(); {
 		p, err := s.BranchByID(cur.Parent)
@@ -81,8 +84,16 @@ func (s *Session) view(b Branch) (*View, error) {
 			return nil, fmt.Errorf("%w: branch %q: ancestry has a cycle", ErrInvalid, b.Name)
 		}
 		seen[p.ID] = true
-		chain = append(chain, link{p.ID, cur.ParentOffset})
+		chain = append(chain, logSpan{p.ID, cur.ParentOffset})
 		cur = p
+	}
+	return chain, nil
+}
+
+func (s *Session) view(b Branch) (*View, error) {
+	chain, err := s.ancestry(b)
+	if err != nil {
+		return nil, err
 	}
 	v := &View{branch: b}
 	for i := len(chain) - 1; i >= 0; i-- {
