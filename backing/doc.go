@@ -22,4 +22,7 @@
 //
 // A session's name lives in the name link, so renaming a session is one
 // rename(2) of a link and never moves its folder; open handles keep working.
+// The name links are the only symbolic links in a store: no other is ever
+// followed (see nofollow.go), and these are used only when they point to
+// ../sessions/<id>.
 package backing

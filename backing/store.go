@@ -65,7 +65,9 @@ func DefaultRoot() (string, error) {
 }
 
 // Open opens the store at root, creating it if it does not exist. It reads
-// nothing but the format file, so it costs the same for any store size.
+// nothing but the format file and the kind of the root's few entries (a
+// link among them refuses the store), so it costs the same for any store
+// size.
 func Open(root string, opts Options) (*Store, error) {
 	if opts.MaxMessage <= 0 {
 		opts.MaxMessage = DefaultMaxMessage
@@ -81,7 +83,8 @@ func Open(root string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Root is the store's absolute path.
+// Root is the store's absolute path, with the links on the way to it
+// resolved.
 func (s *Store) Root() string { return s.root }
 
 // Options returns the options the store was opened with.
