@@ -146,7 +146,7 @@ func (c *fsck) checkHalfMade(p string) {
 		}
 	}
 	c.note("", p, "a session folder left by an interrupted create: it holds no message and no name points to it; repair removes it", func() error {
-		return os.RemoveAll(p) // removes links, never what they point to
+		return removeAll(p)
 	})
 }
 

@@ -131,7 +131,7 @@ func (st *Store) Create(name string, m Meta) (*Session, Meta, error) {
 		err = rename(tmp, dir, unix.RENAME_NOREPLACE)
 	}
 	if err != nil {
-		os.RemoveAll(tmp) // nothing in it was ever acknowledged
+		removeAll(tmp) // nothing in it was ever acknowledged
 		return nil, m, err
 	}
 	err = syncDir(st.path("sessions"))
@@ -143,7 +143,7 @@ func (st *Store) Create(name string, m Meta) (*Session, Meta, error) {
 		}
 	}
 	if err != nil {
-		os.RemoveAll(dir)
+		removeAll(dir)
 		return nil, m, err
 	}
 	return st.handle(m.ID), m, nil
@@ -366,8 +366,7 @@ func (st *Store) moveName(name, from, to, state string) error {
 
 // purge deletes a trashed session for good. Only Sweep calls it.
 func (st *Store) purge(id string) error {
-	// RemoveAll removes links, never what they point to.
-	if err := os.RemoveAll(st.sessionDir(id)); err != nil {
+	if err := removeAll(st.sessionDir(id)); err != nil {
 		return err
 	}
 	if err := remove(st.path("trash", id)); err != nil && !errors.Is(err, os.ErrNotExist) {

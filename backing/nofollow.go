@@ -160,6 +160,15 @@ func remove(path string) error {
 	})
 }
 
+// removeAll is os.RemoveAll within the store. RemoveAll never follows a
+// link inside path; the folders on the way to it are checked first.
+func removeAll(path string) error {
+	if err := inDir("remove", path, func(int, string) error { return nil }); err != nil {
+		return err
+	}
+	return os.RemoveAll(path)
+}
+
 // mkdir is os.Mkdir within the store.
 func mkdir(path string, perm os.FileMode) error {
 	return inDir("mkdir", path, func(dir int, name string) error {
