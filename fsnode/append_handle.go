@@ -149,10 +149,11 @@ func (h *appendHandle) writeJSON(data []byte) error {
 	}
 	first := bytes.IndexByte(data, '\n')
 	if first < 0 {
-		if err := h.pending.append(data); err != nil {
+		err := h.pending.append(data)
+		if err != nil && refused(err) {
 			return h.refuse(err, true)
 		}
-		return nil
+		return err
 	}
 	last := bytes.LastIndexByte(data, '\n')
 	rest := data[last+1:]

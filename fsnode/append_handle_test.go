@@ -55,3 +55,48 @@ func TestAppendHandleRefusedLine(t *testing.T) {
 		}
 	}
 }
+
+// Past the mount's budget a JSON write fails with ENOSPC and leaves the
+// handle as it was, so the same bytes can be sent again once another
+// handle gives room back; a text message fails until close, which fails
+// too, and nothing is appended. Whatever a handle held is given back.
+func TestAppendHandleBudget(t *testing.T) {
+	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := New(st, Options{MaxBuffered: 256 << 10}).fsys
+	ctx := context.Background()
+	write := func(h *appendHandle, data string, want syscall.Errno) {
+		t.Helper()
+		if _, errno := h.Write(ctx, []byte(data), 0); errno != want {
+			t.Errorf("write of %d bytes: %v, want %v (%d bytes held)", len(data), errno, want, fsys.budget.inUse())
+		}
+	}
+	line := func(n int) string { return `{"role":"user","content":"` + strings.Repeat("x", n) }
+	a, b, c := newAppendHandle(fsys, branchRef{s: s}), newAppendHandle(fsys, branchRef{s: s}), newAppendHandle(fsys, branchRef{s: s})
+	write(a, line(200<<10), 0)
+	write(b, line(100<<10), syscall.ENOSPC)
+	write(c, strings.Repeat("t", 100<<10), syscall.ENOSPC)
+	write(c, "more", syscall.ENOSPC)
+	write(a, "\"}\n", 0) // a's line is in, and its room given back
+	write(b, line(100<<10), 0)
+	write(b, "\"}\n", 0)
+	if errno := c.Flush(ctx); errno != syscall.ENOSPC {
+		t.Errorf("close of the refused text: %v, want ENOSPC", errno)
+	}
+	for _, h := range []*appendHandle{a, b, c} {
+		h.Flush(ctx)
+		h.Release(ctx)
+	}
+	if n := count(t, s); n != 2 {
+		t.Errorf("%d messages stored, want 2", n)
+	}
+	if held := fsys.budget.inUse(); held != 0 {
+		t.Errorf("%d bytes still held after release", held)
+	}
+}

@@ -33,7 +33,10 @@ func (b *buffer) room(size int64) error {
 	}
 	c := min(max(size, 2*int64(cap(b.data)), 512), b.max)
 	if !b.budget.take(c - b.charge) {
-		return errNoRoom
+		c = size // near the budget: what is needed, not double
+		if !b.budget.take(c - b.charge) {
+			return errNoRoom
+		}
 	}
 	data := make([]byte, len(b.data), c)
 	copy(data, b.data)

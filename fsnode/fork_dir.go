@@ -60,8 +60,13 @@ func (n *forkDir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse
 	}
 	// mkdir must answer with an inode; this one is not kept: its entry is
 	// not cached (zero timeouts), so the next lookup asks, and hears ENOENT.
-	// Its number is go-fuse's own, from 2^63 up, apart from ino's.
+	// Its number is go-fuse's own, from 2^63 up, apart from ino's. The
+	// kernel is told to drop the entry, which no lookup may ever revisit,
+	// so that the node goes (a fork made and removed 10,000 times would
+	// otherwise leave 10,000 nodes); not from inside this call: the kernel
+	// holds the folder's lock until the mkdir returns.
 	in := n.NewInode(ctx, &forkDir{base: base{fsys: n.fsys}, ref: n.ref, turn: n.turn}, fs.StableAttr{Mode: syscall.S_IFDIR})
 	n.fsys.attr(&out.Attr, dirMode, 0, time.Now())
+	go n.NotifyEntry(name)
 	return in, 0
 }

@@ -188,3 +188,29 @@ func (f *FS) reportDamage(v *backing.View) {
 		log.Printf("sessfs: %s: line %d skipped, not a message: %v (see sessfs fsck)", p.Log, p.Line, p.Err)
 	}
 }
+
+// Held reports what the mount holds in memory for what it has shown: the
+// entries of its caches (piece sizes, live renderings, their sessions,
+// editors' temporaries by session, damage logged) and the nodes of its
+// tree, and the bytes its open files buffer. Tests check that these go
+// back to where they were once what made them is gone.
+func (r *Root) Held() map[string]int {
+	f := r.fsys
+	f.mu.Lock()
+	held := map[string]int{
+		"sizes": len(f.sizes), "live": len(f.live), "liveSessions": len(f.liveSessions),
+		"scratch": len(f.scratch), "reported": len(f.reported),
+	}
+	f.mu.Unlock()
+	held["nodes"] = nodes(&r.Inode)
+	held["buffered"] = int(f.budget.inUse())
+	return held
+}
+
+func nodes(in *fs.Inode) int {
+	n := 1
+	for _, c := range in.Children() {
+		n += nodes(c)
+	}
+	return n
+}

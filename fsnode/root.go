@@ -140,7 +140,7 @@ func (r *Root) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 // sessionNode is the folder of session s; its inode number derives from
 // the session's id, so it is the same under any name and across mounts.
 func (f *FS) sessionNode(ctx context.Context, parent *fs.Inode, name string, s *backing.Session) *fs.Inode {
-	return child(ctx, parent, name, &sessionDir{base: base{fsys: f}, s: s, scratch: f.scratchOf(s.ID())}, syscall.S_IFDIR, ino(kindSession, s.ID()))
+	return child(ctx, parent, name, &sessionDir{base: base{fsys: f}, s: s}, syscall.S_IFDIR, ino(kindSession, s.ID()))
 }
 
 // sessionEntries lists the sessions of the given names in a listing, each
@@ -168,13 +168,15 @@ func (f *FS) storeTime() time.Time {
 	return time.Time{}
 }
 
-// scratchOf returns the scratch files of a session folder, which outlive
-// any one node of it.
-func (f *FS) scratchOf(id string) *scratchSet {
+// scratchOf returns the editors' temporaries of session id, which outlive
+// any one node of its folder: nil if it has none, unless create. A session
+// gets its set with its first temporary, so sessions only looked at hold
+// nothing here.
+func (f *FS) scratchOf(id string, create bool) *scratchSet {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := f.scratch[id]
-	if s == nil {
+	if s == nil && create {
 		s = &scratchSet{}
 		f.scratch[id] = s
 	}

@@ -76,13 +76,20 @@ type scratchNode interface {
 var scratchSeq atomic.Uint64
 
 // scratchSet holds one session folder's temporaries by name. It belongs to
-// the session (FS.scratchOf), not to a node the kernel may forget.
+// the session (FS.scratchOf), not to a node the kernel may forget. A nil
+// set is a session's with none.
 type scratchSet struct {
 	mu    sync.Mutex
 	nodes map[string]scratchNode
 }
 
+// temps is the session's set of temporaries; see FS.scratchOf.
+func (n *sessionDir) temps(create bool) *scratchSet { return n.fsys.scratchOf(n.s.ID(), create) }
+
 func (s *scratchSet) get(name string) scratchNode {
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.nodes[name]
@@ -90,6 +97,9 @@ func (s *scratchSet) get(name string) scratchNode {
 
 // entries lists the temporaries, by name.
 func (s *scratchSet) entries() []fuse.DirEntry {
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []fuse.DirEntry
@@ -121,6 +131,9 @@ func (s *scratchSet) create(name string, newNode func(ino uint64) scratchNode) (
 }
 
 func (s *scratchSet) remove(name string) bool {
+	if s == nil {
+		return false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.nodes[name]
@@ -130,6 +143,9 @@ func (s *scratchSet) remove(name string) bool {
 
 // move renames from to to, replacing what to held unless noReplace.
 func (s *scratchSet) move(from, to string, noReplace bool) syscall.Errno {
+	if s == nil {
+		return syscall.ENOENT
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := s.nodes[from]
@@ -173,7 +189,7 @@ func (n *sessionDir) Create(ctx context.Context, name string, flags uint32, mode
 	if errno := n.newName(name); errno != 0 {
 		return nil, nil, 0, errno
 	}
-	f, errno := n.scratch.create(name, func(ino uint64) scratchNode { return newScratchFile(n.fsys, ino) })
+	f, errno := n.temps(true).create(name, func(ino uint64) scratchNode { return newScratchFile(n.fsys, ino) })
 	if _, isFile := f.(*scratchFile); errno == syscall.EEXIST && isFile && flags&syscall.O_EXCL == 0 {
 		errno = 0 // open(O_CREAT) of a file made meanwhile opens it
 	}
@@ -193,7 +209,7 @@ func (n *sessionDir) Symlink(ctx context.Context, target, name string, out *fuse
 	if errno := n.newName(name); errno != 0 {
 		return nil, errno
 	}
-	l, errno := n.scratch.create(name, func(ino uint64) scratchNode { return newScratchLink(n.fsys, ino, target) })
+	l, errno := n.temps(true).create(name, func(ino uint64) scratchNode { return newScratchLink(n.fsys, ino, target) })
 	if errno != 0 {
 		return nil, errno
 	}
@@ -205,7 +221,7 @@ func (n *sessionDir) Unlink(ctx context.Context, name string) syscall.Errno {
 	if errno := n.fsys.changeable(n.s); errno != 0 {
 		return errno
 	}
-	if n.scratch.remove(name) {
+	if n.temps(false).remove(name) {
 		return 0
 	}
 	if isGenerated(name) {
@@ -222,7 +238,7 @@ func (n *sessionDir) Rename(ctx context.Context, name string, newParent fs.Inode
 	if errno := n.fsys.changeable(n.s); errno != 0 {
 		return errno
 	}
-	f := n.scratch.get(name)
+	f := n.temps(false).get(name)
 	if f == nil || newParent.EmbeddedInode() != &n.Inode || flags&fs.RENAME_EXCHANGE != 0 {
 		if f == nil && !isGenerated(name) {
 			return syscall.ENOENT
@@ -238,7 +254,7 @@ func (n *sessionDir) Rename(ctx context.Context, name string, newParent fs.Inode
 		if err := editMeta(n.s, file.content()); err != nil {
 			return toErrno(err)
 		}
-		n.scratch.remove(name)
+		n.temps(false).remove(name)
 		// The kernel now maps meta.json to the scratch inode; make it
 		// look the name up again. Not from inside this call: the kernel
 		// holds the folder's lock until the rename returns.
@@ -247,5 +263,5 @@ func (n *sessionDir) Rename(ctx context.Context, name string, newParent fs.Inode
 	case isGenerated(newName), !isEditorTemp(newName):
 		return syscall.EPERM
 	}
-	return n.scratch.move(name, newName, flags&unix.RENAME_NOREPLACE != 0)
+	return n.temps(false).move(name, newName, flags&unix.RENAME_NOREPLACE != 0)
 }

@@ -16,8 +16,7 @@ import (
 type sessionDir struct {
 	base
 	refusing
-	s       *backing.Session
-	scratch *scratchSet // editors' temporaries; see scratch_dir.go
+	s *backing.Session
 }
 
 var (
@@ -44,7 +43,7 @@ func (n *sessionDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 	list := []fuse.DirEntry{entry("meta.json", fileMode, ino(kindMeta, id))}
 	list = append(list, branchEntries(id)...)
 	list = append(list, entry("branches", syscall.S_IFDIR, ino(kindBranches, id)))
-	list = append(list, n.scratch.entries()...)
+	list = append(list, n.temps(false).entries()...)
 	return fs.NewListDirStream(list), 0
 }
 
@@ -56,7 +55,7 @@ func (n *sessionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	case "branches":
 		in = child(ctx, &n.Inode, name, &branchesDir{base: base{fsys: n.fsys}, s: n.s}, syscall.S_IFDIR, ino(kindBranches, n.s.ID()))
 	default:
-		if f := n.scratch.get(name); f != nil {
+		if f := n.temps(false).get(name); f != nil {
 			a := f.stable()
 			in = child(ctx, &n.Inode, name, f, a.Mode, a.Ino)
 			break
