@@ -18,6 +18,8 @@ type claudeDecoder struct {
 	// lastResponse is message.id of the last message line when it was an
 	// assistant's: a next line with the same id continues that response.
 	lastResponse string
+	// ids are the uuids already given to a message as its "id".
+	ids map[string]bool
 }
 
 func newClaudeDecoder() *claudeDecoder {
@@ -43,6 +45,20 @@ func (d *claudeDecoder) line(line []byte) error {
 	}
 	msg.continues = response != "" && response == d.lastResponse
 	d.lastResponse = response
+	// The store takes a message whose id it already has for a retry and
+	// keeps the first; a uuid Claude Code wrote twice must not lose the
+	// second line, so only the first carries it as "id" (both keep it in
+	// "source").
+	if id := str(msg.id); id != "" {
+		if d.ids[id] {
+			msg.id = nil
+		} else {
+			if d.ids == nil {
+				d.ids = map[string]bool{}
+			}
+			d.ids[id] = true
+		}
+	}
 	raw, err := msg.build(line)
 	if err != nil {
 		return err

@@ -105,3 +105,16 @@ func TestClaudeContext(t *testing.T) {
 	), ClaudeCode)
 	checkContexts(t, s, []string{"", `"caveat"`, `"command"`, `"command"`, `"hook"`, `"meta"`, `"compaction"`, `"interruption"`, "", `"compaction"`, `"system"`, ""})
 }
+
+// A uuid Claude Code wrote on two message lines is the "id" of the first
+// only: the store takes a second message with an id it has for a retry,
+// and the import must keep every line.
+func TestClaudeDuplicateUUID(t *testing.T) {
+	s := mustDecode(t, lines(
+		claudeUser("", `"once"`),
+		claudeUser("", `"again, same uuid"`),
+	), ClaudeCode)
+	if a, b := field(t, s.Messages[0], "id"), field(t, s.Messages[1], "id"); a != `"u"` || b != "" {
+		t.Errorf("ids %s and %s, want \"u\" and none", a, b)
+	}
+}

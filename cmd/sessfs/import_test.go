@@ -91,3 +91,24 @@ func TestImportRefusesWrongFormat(t *testing.T) {
 	s.ok("import", "--format", "claude-code", claude)
 	s.ok("import", "--format", "codex", codex)
 }
+
+// A source that repeats a uuid on two message lines keeps both: the store
+// acknowledges a message whose id it has without storing it (a retry), so
+// the import must not hand it the same id twice.
+func TestImportDuplicateUUID(t *testing.T) {
+	s := newStore(t)
+	src := filepath.Join(t.TempDir(), "dup.jsonl")
+	data := claudeLine("s1", "u1", "", "user", "hello", false) +
+		claudeLine("s1", "a1", "u1", "assistant", "hi", false) +
+		claudeLine("s1", "a1", "u1", "assistant", "hi again, same uuid", false)
+	if err := os.WriteFile(src, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimSpace(s.ok("import", src))
+	if got := contents(s.messages(name)); len(got) != 3 {
+		t.Errorf("stored %q, want all three lines", got)
+	}
+	if got := s.ok("export", "--format", "original", name); got != data {
+		t.Errorf("export --format original:\n%s\nwant:\n%s", got, data)
+	}
+}
