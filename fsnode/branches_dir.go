@@ -42,6 +42,7 @@ func (n *branchesDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno)
 	if err != nil {
 		return nil, toErrno(err)
 	}
+	n.fsys.reportBadBranches(n.s)
 	out := make([]fuse.DirEntry, len(list))
 	for i, b := range list {
 		out[i] = fuse.DirEntry{Name: b.Name, Mode: syscall.S_IFDIR, Ino: ino(kindBranch, n.s.ID(), b.ID)}

@@ -33,6 +33,10 @@ func toErrno(err error) syscall.Errno {
 		return syscall.ENOTEMPTY
 	case errors.Is(err, backing.ErrTrashed):
 		return syscall.EROFS
+	case errors.Is(err, backing.ErrSymlink):
+		// Damage a person must look at, not an I/O failure: say where.
+		log.Printf("sessfs: %v", err)
+		return syscall.ELOOP
 	case errors.Is(err, fs.ErrPermission):
 		return syscall.EACCES
 	case errors.As(err, &errno):

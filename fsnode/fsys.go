@@ -189,6 +189,26 @@ func (f *FS) reportDamage(v *backing.View) {
 	}
 }
 
+// reportBadBranches logs, once a mount, each branch file of s that the
+// listing leaves out (backing.BadBranches): the good branches are listed,
+// and the log says why one is missing.
+func (f *FS) reportBadBranches(s *backing.Session) {
+	bad, _ := s.BadBranches()
+	if len(bad) == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, b := range bad {
+		key := s.ID() + "/branch/" + b.ID
+		if f.reported[key] {
+			continue
+		}
+		f.reported[key] = true
+		log.Printf("sessfs: session %s: branch file %s.json left out: %v (see sessfs fsck)", s.ID(), b.ID, b.Err)
+	}
+}
+
 // Held reports what the mount holds in memory for what it has shown: the
 // entries of its caches (piece sizes, live renderings, their sessions,
 // editors' temporaries by session, damage logged) and the nodes of its

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"encoding/json"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,9 +46,20 @@ func TestDamagedBranchThroughMount(t *testing.T) {
 	os.WriteFile(filepath.Join(s.Dir(), "branches", "01a00000-0000-7000-8000-00000000000a.json"), slash, 0o600)
 	xlog := filepath.Join(s.Dir(), "logs", x.ID+".jsonl")
 
+	// The mount logs each left-out branch file once (the log package's
+	// output, here).
+	var logged lockedBuffer
+	log.SetOutput(&logged)
+	t.Cleanup(func() { log.SetOutput(os.Stderr) })
 	m := mountStore(t, storeDir, mountDir(t), fsnode.Options{})
 	if got := strings.Join(ls(t, m.P("s", "branches")), " "); got != "main y" {
 		t.Errorf("ls branches/ = %q, want main y", got)
+	}
+	ls(t, m.P("s", "branches"))
+	for _, id := range []string{x.ID, "01a00000-0000-7000-8000-00000000000a"} {
+		if n := strings.Count(logged.String(), "branch file "+id+".json left out"); n != 1 {
+			t.Errorf("the mount logged branch file %s %d times, want once:\n%s", id, n, logged.String())
+		}
 	}
 	for _, f := range []string{"messages.jsonl", "transcript.md"} {
 		if got := cat(t, m.P("s", f)); !strings.Contains(got, "on main") {
