@@ -99,6 +99,10 @@ func (s *Session) writable() error {
 	return nil
 }
 
+// Trashed reports whether the session is in the trash, and so read-only,
+// by the same test every change makes: one lstat.
+func (s *Session) Trashed() bool { return s.writable() != nil }
+
 // updateMeta applies change to meta.json under the session lock.
 func (s *Session) updateMeta(change func(*Meta) error) (Meta, error) {
 	unlock, err := s.lk.lock()

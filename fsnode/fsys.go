@@ -147,7 +147,7 @@ func (f *FS) changeable(s *backing.Session) syscall.Errno {
 	if errno := f.writable(); errno != 0 {
 		return errno
 	}
-	if m, err := s.Meta(); err == nil && m.State == backing.StateTrashed {
+	if s.Trashed() {
 		return syscall.EROFS
 	}
 	return 0
