@@ -187,20 +187,41 @@ const pageSize = 4096
 // Open refuses writing for everyone, root too: the mode bits alone would
 // not stop root.
 //
-// The kernel keeps the file's pages across opens (keep_cache), and
-// changed drops the pages a new size makes stale. Nothing is ever
-// written, so close need not ask the mount (noflush).
+// A rendering that only grows is read as it is now, through the kernel's
+// page cache, which it keeps across opens (keep_cache): changed drops the
+// pages a new size makes stale, and `tail -f` follows it. One whose end
+// moves (endMoves) is read through a handle that holds it as it was at
+// open (renderedHandle). Nothing is ever written, so close need not ask
+// the mount (noflush).
 func (n *renderedFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if isWrite(flags) {
 		return nil, 0, syscall.EACCES
 	}
-	return nil, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
+	if !n.endMoves() {
+		return nil, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
+	}
+	sp, err := n.span(true)
+	if err != nil {
+		return nil, 0, toErrno(err)
+	}
+	return &renderedHandle{sp: sp}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+}
+
+// endMoves reports whether an append rewrites bytes before the file's old
+// end: the tail that closes transcript.html and export.json.
+func (n *renderedFile) endMoves() bool {
+	return n.turn == 0 && (n.format == formatHTML || n.format == formatJSON)
 }
 
 func (n *renderedFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	sp, err := n.span(false)
-	if err != nil {
-		return nil, toErrno(err)
+	var sp span
+	if h, ok := fh.(*renderedHandle); ok {
+		sp = h.sp
+	} else {
+		var err error
+		if sp, err = n.span(false); err != nil {
+			return nil, toErrno(err)
+		}
 	}
 	// The file is head, pieces, tail: serve each part the range covers.
 	buf := dest[:0]
