@@ -38,7 +38,7 @@ func (n *appendFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.At
 // writing is refused at once on a read-only mount and in the trash.
 func (n *appendFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if isWrite(flags) {
-		if errno := n.fsys.changeable(n.ref.s); errno != 0 {
+		if errno := n.fsys.changeable(ctx, n.ref.s); errno != 0 {
 			return nil, 0, errno
 		}
 	}
@@ -53,7 +53,7 @@ func (n *appendFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uin
 // and times (touch), which change nothing: append's times are its
 // branch's. Anything else is refused.
 func (n *appendFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	if errno := n.fsys.changeable(n.ref.s); errno != 0 {
+	if errno := n.fsys.changeable(ctx, n.ref.s); errno != 0 {
 		return errno
 	}
 	sz, isSize := in.GetSize()

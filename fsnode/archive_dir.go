@@ -52,7 +52,7 @@ func (n *archiveDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 }
 
 func (n *archiveDir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	if errno := n.fsys.writable(); errno != 0 {
+	if errno := n.fsys.writable(ctx); errno != 0 {
 		return errno
 	}
 	if _, ok := newParent.(*Root); !ok || newName != name || flags&fs.RENAME_EXCHANGE != 0 {
@@ -62,7 +62,7 @@ func (n *archiveDir) Rename(ctx context.Context, name string, newParent fs.Inode
 }
 
 func (n *archiveDir) Rmdir(ctx context.Context, name string) syscall.Errno {
-	if errno := n.fsys.writable(); errno != 0 {
+	if errno := n.fsys.writable(ctx); errno != 0 {
 		return errno
 	}
 	if _, state, err := n.fsys.st.Lookup(name); err != nil || state != backing.StateArchived {

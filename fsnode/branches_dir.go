@@ -64,7 +64,7 @@ func (n *branchesDir) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 }
 
 func (n *branchesDir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if errno := n.fsys.changeable(n.s); errno != 0 {
+	if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 		return nil, errno
 	}
 	b, err := n.s.Fork("", backing.Head, name)
@@ -75,7 +75,7 @@ func (n *branchesDir) Mkdir(ctx context.Context, name string, mode uint32, out *
 }
 
 func (n *branchesDir) Rmdir(ctx context.Context, name string) syscall.Errno {
-	if errno := n.fsys.changeable(n.s); errno != 0 {
+	if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 		return errno
 	}
 	return toErrno(n.s.DeleteBranch(name))
@@ -85,7 +85,7 @@ func (n *branchesDir) Rmdir(ctx context.Context, name string) syscall.Errno {
 // sessions or out of branches/: EPERM, not EXDEV, which would make mv copy
 // the tree and then fail to remove it.
 func (n *branchesDir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	if errno := n.fsys.changeable(n.s); errno != 0 {
+	if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 		return errno
 	}
 	if newParent.EmbeddedInode() != &n.Inode {

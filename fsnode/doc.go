@@ -7,12 +7,17 @@
 // only what it returns (sizes.go), the frames around framed renderings
 // (frame.go) with the transcript header (header.go, which sessfs show and
 // export use too), and what the kernel caches of them: the renderings it holds,
-// told at once when an append through the mount grows them (live.go).
+// told at once when an append through the mount grows them (live.go);
+// transcript.html and export.json, whose end moves, are read as they were
+// at open instead (rendered_handle.go). What open files buffer is bounded
+// mount-wide (budget.go, buffer.go).
 //
 // One node type a file: root.go, session_dir.go, branches_dir.go,
 // branch_dir.go, turns_dir.go, turn_dir.go, fork_dir.go, rendered_file.go,
 // append_file.go, meta_file.go, info_file.go, archive_dir.go, trash_dir.go,
 // scratch_file.go and scratch_link.go (editors' temporaries in a session
-// folder, whose one rule is in scratch_dir.go). A session in the trash is
-// read-only: every change fails with EROFS where it starts (FS.changeable).
+// folder, whose one rule is in scratch_dir.go). Every change is checked
+// where it starts (FS.writable, FS.changeable): on a read-only mount and in
+// the trash it fails with EROFS, and asked by another user than the one
+// who mounted (-o allow_other) with EACCES.
 package fsnode

@@ -44,7 +44,7 @@ func (n *forkDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 }
 
 func (n *forkDir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if errno := n.fsys.changeable(n.ref.s); errno != 0 {
+	if errno := n.fsys.changeable(ctx, n.ref.s); errno != 0 {
 		return nil, errno
 	}
 	v, err := n.ref.view()

@@ -1,6 +1,7 @@
 package fsnode
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"os"
@@ -129,22 +130,33 @@ func (f *FS) dirAttr(out *fuse.AttrOut, mtime time.Time) {
 	out.SetTimeout(attrTimeout)
 }
 
-// writable refuses changes on a read-only mount.
-func (f *FS) writable() syscall.Errno {
+// writable refuses changes on a read-only mount (EROFS), and changes
+// asked by anyone but the user who mounted (EACCES): with -o allow_other
+// other users may read, and only read. Every change starts here (open for
+// writing, mkdir, create, symlink, rename, rmdir, unlink, setattr); a
+// write goes through a handle this allowed to open, as on any file, so a
+// user may still hand another an open append. The mount does not enforce
+// the modes it shows (no default_permissions), which would also hold the
+// mounting user to them (append is 0200, yet reads as empty) and let root
+// through.
+func (f *FS) writable(ctx context.Context) syscall.Errno {
 	if f.opts.ReadOnly {
 		return syscall.EROFS
+	}
+	if c, ok := fuse.FromContext(ctx); ok && c.Uid != f.uid {
+		return syscall.EACCES
 	}
 	return 0
 }
 
-// changeable refuses changes to session s on a read-only mount, and to a
+// changeable refuses changes to session s where writable does, and to a
 // session in the trash, which is read-only until restored: EROFS, where
 // the change starts (open for writing, mkdir, create, rename), not only
 // when the store refuses it at the commit (backing.ErrTrashed, EROFS too,
 // which still decides a race with a trash or restore). A session whose
 // meta.json cannot be read is not refused here: the store decides.
-func (f *FS) changeable(s *backing.Session) syscall.Errno {
-	if errno := f.writable(); errno != 0 {
+func (f *FS) changeable(ctx context.Context, s *backing.Session) syscall.Errno {
+	if errno := f.writable(ctx); errno != 0 {
 		return errno
 	}
 	if s.Trashed() {

@@ -112,7 +112,7 @@ func (n *metaFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Attr
 // is refused at once on a read-only mount and in the trash.
 func (n *metaFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if isWrite(flags) {
-		if errno := n.fsys.changeable(n.s); errno != 0 {
+		if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 			return nil, 0, errno
 		}
 	}
@@ -176,7 +176,7 @@ func (n *metaFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 // and times (touch), which change nothing: meta.json's mtime is when the
 // store last replaced it. chmod and chown are refused.
 func (n *metaFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	if errno := n.fsys.changeable(n.s); errno != 0 {
+	if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 		return errno
 	}
 	if onlyTimes(in) {

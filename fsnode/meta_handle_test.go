@@ -1,6 +1,7 @@
 package fsnode
 
 import (
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,7 +24,8 @@ func TestMetaHandleWriteCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := &metaFile{base: base{fsys: New(st, Options{}).fsys}, s: s}
-	ctx := &fuse.Context{Caller: fuse.Caller{Pid: 1}} // a kernel request's
+	// A kernel request's, from the user who mounted (FS.writable).
+	ctx := &fuse.Context{Caller: fuse.Caller{Owner: fuse.Owner{Uid: uint32(os.Getuid())}, Pid: 1}}
 	fh, _, errno := n.Open(ctx, syscall.O_WRONLY)
 	if errno != 0 {
 		t.Fatal(errno)

@@ -78,7 +78,7 @@ func (r *Root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 }
 
 func (r *Root) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if errno := r.fsys.writable(); errno != 0 {
+	if errno := r.fsys.writable(ctx); errno != 0 {
 		return nil, errno
 	}
 	if name == archiveName || name == trashName {
@@ -95,7 +95,7 @@ func (r *Root) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 // Rmdir moves a session to the trash, although its folder lists files:
 // nothing is deleted, and trash/ can bring it back.
 func (r *Root) Rmdir(ctx context.Context, name string) syscall.Errno {
-	if errno := r.fsys.writable(); errno != 0 {
+	if errno := r.fsys.writable(ctx); errno != 0 {
 		return errno
 	}
 	if name == archiveName || name == trashName {
@@ -110,7 +110,7 @@ func (r *Root) Rmdir(ctx context.Context, name string) syscall.Errno {
 // Rename renames a session, never over another; moved into archive/ it
 // is archived.
 func (r *Root) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	if errno := r.fsys.writable(); errno != 0 {
+	if errno := r.fsys.writable(ctx); errno != 0 {
 		return errno
 	}
 	if flags&fs.RENAME_EXCHANGE != 0 || name == archiveName || name == trashName {

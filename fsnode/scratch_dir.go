@@ -170,8 +170,8 @@ var (
 )
 
 // newName checks a name for a new temporary.
-func (n *sessionDir) newName(name string) syscall.Errno {
-	if errno := n.fsys.changeable(n.s); errno != 0 {
+func (n *sessionDir) newName(ctx context.Context, name string) syscall.Errno {
+	if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 		return errno
 	}
 	switch {
@@ -186,7 +186,7 @@ func (n *sessionDir) newName(name string) syscall.Errno {
 }
 
 func (n *sessionDir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
-	if errno := n.newName(name); errno != 0 {
+	if errno := n.newName(ctx, name); errno != 0 {
 		return nil, nil, 0, errno
 	}
 	f, errno := n.temps(true).create(name, func(ino uint64) scratchNode { return newScratchFile(n.fsys, ino) })
@@ -206,7 +206,7 @@ func (n *sessionDir) Create(ctx context.Context, name string, flags uint32, mode
 // Symlink makes emacs's lock, .#meta.json -> user@host.pid; other links
 // are refused (EPERM).
 func (n *sessionDir) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if errno := n.newName(name); errno != 0 {
+	if errno := n.newName(ctx, name); errno != 0 {
 		return nil, errno
 	}
 	l, errno := n.temps(true).create(name, func(ino uint64) scratchNode { return newScratchLink(n.fsys, ino, target) })
@@ -218,7 +218,7 @@ func (n *sessionDir) Symlink(ctx context.Context, target, name string, out *fuse
 }
 
 func (n *sessionDir) Unlink(ctx context.Context, name string) syscall.Errno {
-	if errno := n.fsys.changeable(n.s); errno != 0 {
+	if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 		return errno
 	}
 	if n.temps(false).remove(name) {
@@ -235,7 +235,7 @@ func (n *sessionDir) Unlink(ctx context.Context, name string) syscall.Errno {
 // Generated files do not move, and a temporary does not become a file of
 // its own name: it would vanish at unmount.
 func (n *sessionDir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	if errno := n.fsys.changeable(n.s); errno != 0 {
+	if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 		return errno
 	}
 	f := n.temps(false).get(name)

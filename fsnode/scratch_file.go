@@ -58,6 +58,9 @@ func (n *scratchFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.A
 // Setattr takes sizes and accepts mode and time changes, which editors
 // make to their files, as no-ops.
 func (n *scratchFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if errno := n.fsys.writable(ctx); errno != 0 {
+		return errno
+	}
 	if sz, ok := in.GetSize(); ok {
 		n.mu.Lock()
 		err := n.buf.truncate(int64(sz))
@@ -70,7 +73,14 @@ func (n *scratchFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.Se
 	return n.Getattr(ctx, fh, out)
 }
 
+// Open for writing (or truncating) is refused where any change is
+// (FS.writable).
 func (n *scratchFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if isWrite(flags) || flags&syscall.O_TRUNC != 0 {
+		if errno := n.fsys.writable(ctx); errno != 0 {
+			return nil, 0, errno
+		}
+	}
 	if flags&syscall.O_TRUNC != 0 {
 		n.mu.Lock()
 		n.buf.release()

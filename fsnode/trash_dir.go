@@ -85,7 +85,7 @@ func (n *trashDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 
 // Rename restores a session: moved to the root, under the name given.
 func (n *trashDir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	if errno := n.fsys.writable(); errno != 0 {
+	if errno := n.fsys.writable(ctx); errno != 0 {
 		return errno
 	}
 	if _, ok := newParent.(*Root); !ok || flags&fs.RENAME_EXCHANGE != 0 {
