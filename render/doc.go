@@ -29,6 +29,9 @@
 // JSONHead/JSONTail). A head depends on the session, never on a message. A
 // stored line of role "event" renders as an empty piece.
 //
+// A piece is bounded in size and time, however the message is built: what
+// it cannot show is cut, with a marker that says so (limits.go).
+//
 // This is what makes byte-range reads cheap: the filesystem caches each
 // piece's length, finds the messages a read(2) at some offset covers, and
 // renders only those. It is also what makes the files append-friendly: a new

@@ -1,10 +1,6 @@
 package render
 
-import (
-	"bytes"
-	"encoding/json"
-	"strings"
-)
+import "strings"
 
 // fence wraps body in a fenced code block. The fence is one backtick longer
 // than the longest run of backticks in body (and at least three), so nothing
@@ -22,17 +18,6 @@ func fence(info, body string) string {
 	}
 	b.WriteString(ticks)
 	return b.String()
-}
-
-// jsonFence shows a JSON value indented in a ```json block. Indenting keeps
-// the value's own bytes (key order, number spelling), so nothing is lost
-// but the HTML escapes that Go's encoder adds.
-func jsonFence(v []byte) string {
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, v, "", "  "); err != nil {
-		return fence("", string(v))
-	}
-	return fence("json", string(unescapeHTML(buf.Bytes())))
 }
 
 // unescapeHTML turns the escapes \u003c, \u003e and \u0026 that Go's

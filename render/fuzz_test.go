@@ -22,6 +22,8 @@ func FuzzMarkdown(f *testing.F) {
 		`{"role":"tool","content":[{"type":"function_call_output","call_id":"c","output":"{\"output\":\"` + "```" + `\",\"metadata\":{\"exit_code\":1}}"}]}`,
 		`{"role":"user","context":"compaction","content":"` + "```" + `\nopen"}`,
 		`{"role":"developer","context":"a\nb_*","content":"x"}`,
+		`{"role":"user","content":[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]}`,
+		`{"role":"user","content":[[[[[[[[[[[[[[[[[0,0,0,0,0,0,0,0]]]]]]]]]]]]]]]]]}`,
 		`[]`,
 		``,
 	}
@@ -42,5 +44,6 @@ func FuzzMarkdown(f *testing.F) {
 		if f := openFence(string(out)); f != "" {
 			t.Fatalf("output leaves fence %q open: %q", f, out)
 		}
+		checkLinear(t, "Markdown", raw, out)
 	})
 }

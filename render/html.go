@@ -1,8 +1,6 @@
 package render
 
 import (
-	"bytes"
-	"encoding/json"
 	"html"
 	"strconv"
 	"strings"
@@ -50,6 +48,7 @@ import (
 //	  <p class="media">[image: …]</p>            any other image, document or file
 //	  <pre class="json">…</pre>                  a shape render does not know
 //	  <p class="note">(empty)</p>                a remark of render's own
+//	  <p class="note cut">[cut: …]</p>           what the piece leaves out (limits.go)
 //	</article>
 //	<article class="msg context">               injected context, collapsed in
 //	  <details class="context">…</details>       <details>, its kind and size
@@ -192,7 +191,7 @@ func HTML(m Message) []byte {
 		// As in Markdown: a damaged or foreign line shows up, escaped.
 		b.WriteString("<article class=\"msg unreadable\">\n")
 		b.WriteString("<header><span class=\"role\">unreadable message</span></header>\n")
-		b.WriteString(htmlPre("", string(m.Raw)))
+		b.WriteString((&walk{st: htmlStyle{}}).code(string(m.Raw)))
 		b.WriteString("\n</article>\n")
 		return []byte(b.String())
 	}
@@ -272,7 +271,7 @@ func htmlRole(o object) (name, class string) {
 		// roleName escapes other roles for Markdown; here they are shown
 		// as text and escaped for HTML instead.
 		if role != "" {
-			return oneLine(role), "other"
+			return oneLine(clip(role, maxLabel)), "other"
 		}
 		return roleName(o), "other"
 	}
@@ -287,7 +286,7 @@ func htmlRole(o object) (name, class string) {
 // stored, on one line (formatTS would escape it for Markdown).
 func htmlTS(ts string) string {
 	if _, err := time.Parse(time.RFC3339Nano, ts); err != nil {
-		return oneLine(ts)
+		return oneLine(clip(ts, maxLabel))
 	}
 	return formatTS(ts)
 }
@@ -300,12 +299,17 @@ var _ style = htmlStyle{}
 
 func (htmlStyle) text(s string) string { return htmlText(s) }
 func (htmlStyle) code(s string) string { return htmlPre("", s) }
-func (htmlStyle) json(v []byte) string { return htmlJSON(v) }
+func (htmlStyle) json(s string) string { return htmlPre("json", s) }
 func (htmlStyle) note(s string) string { return htmlNote("(" + s + ")") }
-func (htmlStyle) refusal(s string) string {
-	return "<div class=\"refusal\"><p class=\"label\">refusal</p>" + htmlText(s) + "</div>"
+func (htmlStyle) refusal(text string) string {
+	return "<div class=\"refusal\"><p class=\"label\">refusal</p>" + text + "</div>"
 }
 func (htmlStyle) join(parts []string) string { return htmlJoin(parts) }
+
+// cut is a marker: "<p class="note cut">[cut: 2.0 MB more; …]</p>".
+func (htmlStyle) cut(note string) string {
+	return "<p class=\"note cut\">[" + htmlEscape(note) + "]</p>"
+}
 
 // thinking is collapsed in a <details>.
 func (htmlStyle) thinking(parts []string) string {
@@ -355,8 +359,8 @@ func htmlCallSummary(name, id, arg string) string {
 func (htmlStyle) todoCall(name, id, explanation string, list []todo) string {
 	var b strings.Builder
 	b.WriteString("<details class=\"tool-call todos\" open=\"\"><summary>" + htmlCallSummary(name, id, "") + "</summary>\n")
-	if t := htmlText(explanation); t != "" {
-		b.WriteString(t + "\n")
+	if explanation != "" {
+		b.WriteString(explanation + "\n")
 	}
 	b.WriteString("<ul class=\"todos\">\n")
 	for _, t := range list {
@@ -437,16 +441,6 @@ func htmlPre(class, s string) string {
 		open = "<pre class=\"" + class + "\">\n"
 	}
 	return open + htmlEscape(s) + "</pre>"
-}
-
-// htmlJSON shows a JSON value indented, keeping its own bytes (as
-// jsonFence does), or as it is when it does not parse.
-func htmlJSON(v []byte) string {
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, v, "", "  "); err != nil {
-		return htmlPre("json", string(v))
-	}
-	return htmlPre("json", string(unescapeHTML(buf.Bytes())))
 }
 
 // htmlNote is a remark of render's own, such as "(empty)".

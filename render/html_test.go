@@ -911,6 +911,8 @@ func FuzzHTML(f *testing.F) {
 		`{"role":"user","context":"hook","content":"<script>"}`,
 		`{"role":"system","context":"compaction","content":[{"type":"text","text":"- [ ] a\n- [x] b"}]}`,
 		`{"role":"assistant","content":[{"type":"function_call","name":"update_plan","call_id":"c","arguments":"{\"plan\":[{\"step\":\"<s>\",\"status\":\"in_progress\"}]}"}]}`,
+		`{"role":"user","content":[[[[[[[[[[[[[[[[["","","","",""]]]]]]]]]]]]]]]]]}`,
+		`{"role":"user","content":"> > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > >\n\n| a | b | c |\n|-|-|-|\n|\n|\n*a_ *a_ ![a]( [a](b"}`,
 		``,
 	}
 	for i, s := range seeds {
@@ -920,5 +922,6 @@ func FuzzHTML(f *testing.F) {
 		m := Message{Raw: raw, Turn: turn}
 		out := HTML(m)
 		checkHTMLPiece(t, m, out)
+		checkLinear(t, "HTML", raw, out)
 	})
 }

@@ -40,7 +40,7 @@ func Markdown(m Message) []byte {
 		// The store validates what it writes, but a damaged or foreign line
 		// must still show up readably rather than vanish or break the file.
 		b.WriteString("**unreadable message**\n\n")
-		b.WriteString(fence("", string(m.Raw)))
+		b.WriteString((&walk{st: markdownStyle{}}).code(string(m.Raw)))
 	}
 	return finish(b.String())
 }
@@ -116,7 +116,7 @@ func roleName(o object) string {
 	case "":
 		return "message"
 	}
-	return escapeInline(role)
+	return escapeInline(clip(role, maxLabel))
 }
 
 // formatTS shortens an RFC 3339 time to whole seconds in UTC; a time that
@@ -124,7 +124,7 @@ func roleName(o object) string {
 func formatTS(ts string) string {
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	if err != nil {
-		return escapeInline(ts)
+		return escapeInline(clip(ts, maxLabel))
 	}
 	return t.UTC().Format("2006-01-02 15:04:05") + " UTC"
 }

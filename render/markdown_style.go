@@ -8,13 +8,17 @@ type markdownStyle struct{}
 
 var _ style = markdownStyle{}
 
-func (markdownStyle) text(s string) string    { return markdownText(s) }
-func (markdownStyle) code(s string) string    { return fence("", s) }
-func (markdownStyle) json(v []byte) string    { return jsonFence(v) }
-func (markdownStyle) note(s string) string    { return "_(" + s + ")_" }
-func (markdownStyle) refusal(s string) string { return "**refusal**\n\n" + markdownText(s) }
+func (markdownStyle) text(s string) string       { return markdownText(s) }
+func (markdownStyle) code(s string) string       { return fence("", s) }
+func (markdownStyle) json(s string) string       { return fence("json", s) }
+func (markdownStyle) note(s string) string       { return "_(" + s + ")_" }
+func (markdownStyle) refusal(text string) string { return "**refusal**\n\n" + text }
 
 func (markdownStyle) join(parts []string) string { return join(parts) }
+
+// cut is a marker on a line of its own: "_[cut: 2.0 MB more; the whole
+// message is in messages.jsonl and export.json]_".
+func (markdownStyle) cut(note string) string { return "_[" + note + "]_" }
 
 func (markdownStyle) thinking(parts []string) string { return details("thinking", join(parts)) }
 
@@ -63,7 +67,7 @@ func (m markdownStyle) todoCall(name, id, explanation string, list []todo) strin
 	if len(list) == 0 {
 		b.WriteString(m.note("no items"))
 	}
-	return m.toolCall(name, id, "", join([]string{m.text(explanation), b.String()}))
+	return m.toolCall(name, id, "", join([]string{explanation, b.String()}))
 }
 
 // media is a one-line reference that says where inline bytes are kept,

@@ -18,6 +18,7 @@ type mediaRef struct {
 	data      string // inline data (base64 or not)
 	inline    bool   // data is set
 	base64    bool
+	noDraw    bool // not drawn: the message has drawn its share (maxDrawn)
 }
 
 // parseMedia reads an image, document or file block in the Anthropic and
@@ -143,7 +144,7 @@ var drawable = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif
 // of a drawable type, in base64 of at most maxInlineImage bytes.
 func (r mediaRef) dataURL() (string, bool) {
 	mt := strings.ToLower(r.mediaType)
-	if r.word != "image" || !r.inline || !r.base64 || !drawable[mt] || len(r.data) > maxInlineImage || !isBase64(r.data) {
+	if r.word != "image" || !r.inline || !r.base64 || r.noDraw || !drawable[mt] || len(r.data) > maxInlineImage || !isBase64(r.data) {
 		return "", false
 	}
 	return "data:" + mt + ";base64," + r.data, true

@@ -9,15 +9,16 @@ import (
 // shapes.go is the one place that knows the shapes of message content:
 // Anthropic content blocks, OpenAI response items and chat messages. It
 // walks a message and hands each part to a style, which says how that part
-// looks in one format (markdown.go, html.go).
+// looks in one format (markdown.go, html.go), through a walk, which keeps
+// the piece within its bounds (limits.go).
 
 // style renders the parts of a message in one format.
 type style interface {
-	text(s string) string    // prose the author wrote ("" when blank)
-	code(s string) string    // verbatim output: file contents, command output
-	json(v []byte) string    // a JSON value, indented
-	note(s string) string    // a remark of render's own: "empty", "no output"
-	refusal(s string) string // a model's refusal
+	text(s string) string       // prose the author wrote ("" when blank)
+	code(s string) string       // verbatim output: file contents, command output
+	json(s string) string       // a JSON value, as jsonDisplay shows it
+	note(s string) string       // a remark of render's own: "empty", "no output"
+	refusal(text string) string // a model's refusal, its text rendered already
 	// thinking shows reasoning collapsed; parts are its rendered texts,
 	// at least one of them not blank.
 	thinking(parts []string) string
@@ -28,19 +29,22 @@ type style interface {
 	// ("" when unknown); input is rendered already ("" when none).
 	toolCall(name, id, arg, input string) string
 	// todoCall shows a call that sets a to-do list (TodoWrite,
-	// update_plan) as a checklist, after the call's explanation if any.
+	// update_plan) as a checklist, after the call's explanation (rendered
+	// already) if any.
 	todoCall(name, id, explanation string, list []todo) string
 	// toolResult shows a tool's output, its parts rendered already;
 	// failure says how it failed ("error", "exit code 1"), "" if it did not.
 	toolResult(id, failure string, parts []string) string
 	media(r mediaRef) string    // an image, document or file
 	join(parts []string) string // a message's parts, or a remark that it is empty
+	cut(note string) string     // a marker for what a piece leaves out (cutNote)
 }
 
 // body renders a message's content: a string is text as written, an array
 // is a list of content blocks in the Anthropic or OpenAI shapes. OpenAI
 // chat messages may also carry tool calls beside the content.
 func body(o object, st style) string {
+	w := &walk{st: st}
 	role, _ := o.str("role")
 	c, hasContent := o["content"]
 	var parts []string
@@ -48,24 +52,20 @@ func body(o object, st style) string {
 	case role == "tool" && !onlyResults(c):
 		// An OpenAI chat tool message: its content is the tool's output.
 		id, _ := o.str("tool_call_id")
-		parts = append(parts, toolResult(id, c, "", false, st))
+		parts = append(parts, w.toolResult(id, c, "", false))
 	case !hasContent || kind(c) == 'n':
 		// Nothing to show here; tool_calls or the remark below speak.
 	case kind(c) == '"':
 		s, _ := asString(c)
-		parts = append(parts, st.text(s))
+		parts = append(parts, w.text(s))
 	case kind(c) == '[':
 		blocks, _ := asArray(c)
-		for _, v := range blocks {
-			parts = append(parts, block(v, st))
-		}
+		parts = append(parts, w.each(blocks, w.block)...)
 	default:
-		parts = append(parts, st.json(c))
+		parts = append(parts, w.json(c))
 	}
 	if calls, ok := asArray(o["tool_calls"]); ok {
-		for _, v := range calls {
-			parts = append(parts, chatToolCall(v, st))
-		}
+		parts = append(parts, w.each(calls, w.chatToolCall)...)
 	}
 	return st.join(parts)
 }
@@ -88,40 +88,40 @@ func onlyResults(c json.RawMessage) bool {
 }
 
 // block renders one content block. Shapes it does not know, or known shapes
-// missing the fields that matter, are shown as indented JSON: nothing the
-// message holds is hidden from the reader.
-func block(v json.RawMessage, st style) string {
+// missing the fields that matter, are shown as JSON: nothing the message
+// holds is hidden from the reader.
+func (w *walk) block(v json.RawMessage) string {
 	if s, ok := asString(v); ok { // a bare string in a content array
-		return st.text(s)
+		return w.text(s)
 	}
 	b, ok := parseObject(v)
 	if !ok {
-		return st.json(v)
+		return w.json(v)
 	}
 	t, _ := b.str("type")
 	switch t {
 	case "text", "input_text", "output_text":
 		if s, ok := b.str("text"); ok {
-			return st.text(s)
+			return w.text(s)
 		}
 	case "refusal":
 		if s, ok := b.str("refusal"); ok {
-			return st.refusal(s)
+			return w.st.refusal(w.text(s))
 		}
 	case "thinking":
 		if s, ok := b.str("thinking"); ok {
 			// Claude Code may keep only the signature of its thinking.
 			_, signed := b["signature"]
-			return thinking([]string{st.text(s)}, signed, st)
+			return w.thinking([]string{w.text(s)}, signed)
 		}
 	case "redacted_thinking":
-		return st.hiddenThinking("redacted")
+		return w.st.hiddenThinking("redacted")
 	case "reasoning":
-		return reasoning(b, st)
+		return w.reasoning(b)
 	case "tool_use", "server_tool_use", "mcp_tool_use":
 		name, _ := b.str("name")
 		id, _ := b.str("id")
-		return toolCall(name, id, b["input"], st)
+		return w.toolCall(name, id, b["input"])
 	case "function_call", "custom_tool_call":
 		name, _ := b.str("name")
 		id, _ := b.str("call_id")
@@ -129,100 +129,103 @@ func block(v json.RawMessage, st style) string {
 		if t == "custom_tool_call" {
 			args = b["input"]
 		}
-		return toolCall(name, id, args, st)
+		return w.toolCall(name, id, args)
 	case "local_shell_call": // Codex: the command is in action
 		if _, ok := parseObject(b["action"]); ok {
 			id, _ := b.str("call_id")
-			return toolCall("local_shell", id, b["action"], st)
+			return w.toolCall("local_shell", id, b["action"])
 		}
 	case "web_search_call":
-		return webSearch(b, st)
+		return w.webSearch(b)
 	case "tool_result", "mcp_tool_result":
 		id, _ := b.str("tool_use_id")
 		failure := ""
 		if b.isTrue("is_error") {
 			failure = "error"
 		}
-		return toolResult(id, b["content"], failure, false, st)
+		return w.toolResult(id, b["content"], failure, false)
 	case "function_call_output", "custom_tool_call_output":
 		id, _ := b.str("call_id")
-		return toolResult(id, b["output"], "", true, st)
+		return w.toolResult(id, b["output"], "", true)
 	case "image", "input_image", "image_url", "document", "input_file":
 		if r, ok := parseMedia(t, b); ok {
-			return st.media(r)
+			return w.media(r)
 		}
 	}
-	return st.json(v)
+	return w.json(v)
 }
 
 // thinking shows reasoning texts, or one line when none is readable:
 // encrypted says that there is more, opaque.
-func thinking(texts []string, encrypted bool, st style) string {
+func (w *walk) thinking(texts []string, encrypted bool) string {
 	for _, s := range texts {
 		if strings.TrimSpace(s) != "" {
-			return st.thinking(texts)
+			return w.st.thinking(texts)
 		}
 	}
 	if encrypted {
-		return st.hiddenThinking("encrypted")
+		return w.st.hiddenThinking("encrypted")
 	}
-	return st.hiddenThinking("empty")
+	return w.st.hiddenThinking("empty")
 }
 
 // reasoning renders an OpenAI reasoning item: its summaries and any plain
 // reasoning text. The encrypted part is opaque, so it is only mentioned.
-func reasoning(b object, st style) string {
+func (w *walk) reasoning(b object) string {
 	var texts []string
 	add := func(v json.RawMessage) {
 		items, _ := asArray(v)
-		for _, item := range items {
+		texts = append(texts, w.each(items, func(item json.RawMessage) string {
 			if o, ok := parseObject(item); ok {
 				if s, ok := o.str("text"); ok {
-					texts = append(texts, st.text(s))
+					return w.text(s)
 				}
 			}
-		}
+			return ""
+		})...)
 	}
 	add(b["summary"])
 	if s, ok := b.str("text"); ok {
-		texts = append(texts, st.text(s))
+		texts = append(texts, w.text(s))
 	}
 	add(b["content"])
 	_, encrypted := b["encrypted_content"]
-	return thinking(texts, encrypted, st)
+	return w.thinking(texts, encrypted)
 }
 
 // toolCall renders a call: its summary names the argument that says what
 // it does, and the input follows in full. OpenAI sends the input as a
 // string holding JSON, which is unwrapped when it parses and shown as text
 // when not (a Codex custom tool's input, such as a patch).
-func toolCall(name, id string, input json.RawMessage, st style) string {
+func (w *walk) toolCall(name, id string, input json.RawMessage) string {
+	name, id = w.label(name), w.label(id)
 	if s, ok := asString(input); ok {
 		if k := kind([]byte(s)); (k == '{' || k == '[') && json.Valid([]byte(s)) {
 			input = json.RawMessage(s)
 		} else {
 			rendered := ""
 			if s != "" {
-				rendered = st.code(s)
+				rendered = w.code(s)
 			}
-			return st.toolCall(name, id, keyArg(name, nil, s), rendered)
+			return w.st.toolCall(name, id, keyArg(name, nil, s), rendered)
 		}
 	}
 	if k := kind(input); k == 0 || k == 'n' {
-		return st.toolCall(name, id, "", "")
+		return w.st.toolCall(name, id, "", "")
 	}
 	in, _ := parseObject(input)
-	if list, ok := todoList(name, in); ok {
+	if list, ok := todoList(name, in); ok && w.fits(list) {
 		explanation, _ := in.str("explanation") // update_plan's
-		return st.todoCall(name, id, explanation, list)
+		return w.st.todoCall(name, id, w.text(explanation), list)
 	}
-	return st.toolCall(name, id, keyArg(name, in, ""), st.json(input))
+	return w.st.toolCall(name, id, keyArg(name, in, ""), w.json(input))
 }
 
 // webSearch renders a Codex web search: what it searched for, opened or
 // looked up in a page, on its summary line.
-func webSearch(b object, st style) string {
+func (w *walk) webSearch(b object) string {
 	id, _ := b.str("id")
+	id = w.label(id)
 	action, _ := parseObject(b["action"])
 	var arg string
 	switch t, _ := action.str("type"); t {
@@ -239,34 +242,35 @@ func webSearch(b object, st style) string {
 	status, _ := b.str("status")
 	input := ""
 	if status != "" && status != "completed" {
-		input = st.note(status)
+		input = w.st.note(w.label(status))
 	}
-	return st.toolCall("web_search", id, shorten(arg), input)
+	return w.st.toolCall("web_search", id, shorten(arg), input)
 }
 
 // chatToolCall renders an entry of an OpenAI chat message's tool_calls.
-func chatToolCall(v json.RawMessage, st style) string {
+func (w *walk) chatToolCall(v json.RawMessage) string {
 	c, ok := parseObject(v)
 	if !ok {
-		return st.json(v)
+		return w.json(v)
 	}
 	f, ok := parseObject(c["function"])
 	if !ok {
-		return st.json(v)
+		return w.json(v)
 	}
 	id, _ := c.str("id")
 	name, _ := f.str("name")
-	return toolCall(name, id, f["arguments"], st)
+	return w.toolCall(name, id, f["arguments"])
 }
 
 // toolResult renders a tool's output. Output is not prose (it is file
 // contents, command output, …), so it is shown verbatim, not rendered.
 // A Codex command's output (codex) also says whether the command failed.
-func toolResult(id string, output json.RawMessage, failure string, codex bool, st style) string {
+func (w *walk) toolResult(id string, output json.RawMessage, failure string, codex bool) string {
+	id = w.label(id)
 	var parts []string
 	switch kind(output) {
 	case 0, 'n':
-		parts = append(parts, st.note("no output"))
+		parts = append(parts, w.st.note("no output"))
 	case '"':
 		s, _ := asString(output)
 		if codex {
@@ -276,40 +280,38 @@ func toolResult(id string, output json.RawMessage, failure string, codex bool, s
 				failure = "exit code " + strconv.Itoa(exit)
 			}
 		}
-		parts = append(parts, st.code(s))
+		parts = append(parts, w.code(s))
 	case '[':
 		items, _ := asArray(output)
-		for _, item := range items {
-			parts = append(parts, resultItem(item, st))
-		}
+		parts = append(parts, w.each(items, w.resultItem)...)
 	default:
-		parts = append(parts, st.json(output))
+		parts = append(parts, w.json(output))
 	}
-	return st.toolResult(id, failure, parts)
+	return w.st.toolResult(id, failure, parts)
 }
 
 // resultItem renders one element of a tool result's content array: text
 // verbatim, images as references, anything else as JSON.
-func resultItem(v json.RawMessage, st style) string {
+func (w *walk) resultItem(v json.RawMessage) string {
 	if s, ok := asString(v); ok {
-		return st.code(s)
+		return w.code(s)
 	}
 	b, ok := parseObject(v)
 	if !ok {
-		return st.json(v)
+		return w.json(v)
 	}
 	t, _ := b.str("type")
 	switch t {
 	case "text", "input_text", "output_text":
 		if s, ok := b.str("text"); ok {
-			return st.code(s)
+			return w.code(s)
 		}
 	case "image", "input_image", "image_url", "document", "input_file":
 		if r, ok := parseMedia(t, b); ok {
-			return st.media(r)
+			return w.media(r)
 		}
 	}
-	return st.json(v)
+	return w.json(v)
 }
 
 // contextKind says what injected context a message is: the kind its

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // tools.go knows what the tools of Claude Code and Codex take and give
@@ -73,18 +72,7 @@ func patchFiles(patch string) string {
 
 // shorten puts s on one line, trimmed, and cuts it at maxArg runes.
 func shorten(s string) string {
-	s = strings.TrimSpace(oneLine(s))
-	if utf8.RuneCountInString(s) <= maxArg {
-		return s
-	}
-	i, n := 0, 0
-	for i = range s {
-		if n == maxArg {
-			break
-		}
-		n++
-	}
-	return s[:i] + "…"
+	return clip(strings.TrimSpace(oneLine(s)), maxArg)
 }
 
 // stringArray decodes v when it is an array of strings.
