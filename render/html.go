@@ -297,10 +297,11 @@ type htmlStyle struct{}
 
 var _ style = htmlStyle{}
 
-func (htmlStyle) text(s string) string { return htmlText(s) }
-func (htmlStyle) code(s string) string { return htmlPre("", s) }
-func (htmlStyle) json(s string) string { return htmlPre("json", s) }
-func (htmlStyle) note(s string) string { return htmlNote("(" + s + ")") }
+func (htmlStyle) text(s string) string  { return htmlText(s, true) }
+func (htmlStyle) plain(s string) string { return htmlText(s, false) }
+func (htmlStyle) code(s string) string  { return htmlPre("", s) }
+func (htmlStyle) json(s string) string  { return htmlPre("json", s) }
+func (htmlStyle) note(s string) string  { return htmlNote("(" + s + ")") }
 func (htmlStyle) refusal(text string) string {
 	return "<div class=\"refusal\"><p class=\"label\">refusal</p>" + text + "</div>"
 }
@@ -417,9 +418,11 @@ func htmlID(id string) string {
 }
 
 // htmlText shows text written by a user or a model, its Markdown rendered
-// (html_markdown.go). Leading blank lines and trailing white space go; ""
-// for blank text. Text over maxMarkdown is shown as written.
-func htmlText(s string) string {
+// (html_markdown.go) when markdown is set. Leading blank lines and trailing
+// white space go; "" for blank text. Text that would cost goldmark too
+// much (markdownCostly), or whose HTML would be more than
+// maxMarkdownGrowth times its size, is shown as written.
+func htmlText(s string, markdown bool) string {
 	s = strings.TrimRight(s, " \t\r\n")
 	if s == "" {
 		return ""
@@ -427,10 +430,12 @@ func htmlText(s string) string {
 	if i := strings.LastIndexAny(s[:len(s)-len(strings.TrimLeft(s, " \t\r\n"))], "\r\n"); i >= 0 {
 		s = s[i+1:]
 	}
-	if len(s) > maxMarkdown {
-		return "<div class=\"text plain\">" + htmlEscape(s) + "</div>"
+	if markdown && !markdownCostly(s) {
+		if h := markdownHTML(htmlClean(s)); len(h) <= maxMarkdownGrowth*len(s)+1024 {
+			return "<div class=\"text\">" + h + "</div>"
+		}
 	}
-	return "<div class=\"text\">" + markdownHTML(htmlClean(s)) + "</div>"
+	return "<div class=\"text plain\">" + htmlEscape(s) + "</div>"
 }
 
 // htmlPre shows s verbatim in a <pre>. The newline after <pre> is the one

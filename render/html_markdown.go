@@ -29,9 +29,10 @@ import (
 //   - headings are shifted two levels down, below the page's title (h1)
 //     and turns (h2).
 
-// maxMarkdown bounds the text rendered as Markdown; longer text is shown
-// as written, so that no message costs more than a bounded time.
-const maxMarkdown = 256 << 10
+// maxMarkdownGrowth bounds how many times its size a text's HTML may be
+// (plus 1 KiB): quotes nested on every line make 27 bytes of one. Escaped
+// text is at most 6 times its size.
+const maxMarkdownGrowth = 8
 
 // htmlMarkdown is the one goldmark set-up; goldmark is safe for concurrent
 // use, and every step added here keeps no state between calls.

@@ -27,6 +27,9 @@ import (
 //     an image's address) is cut at 2,048 characters.
 //   - maxDrawn: transcript.html draws at most 8 MiB of images a message
 //     (each at most maxInlineImage); the others are described.
+//   - maxMarkdown: transcript.html renders at most 256 KiB of a message's
+//     texts as Markdown, and a text only when goldmark's work on it is
+//     bounded (markdown_cost.go); it shows the others as written.
 //
 // A piece is then at most a few times maxShown (fences, HTML escapes and
 // the wrappers of maxParts parts) plus maxDrawn, and the work to make it is
@@ -37,15 +40,17 @@ const (
 	maxIndentDepth = 16
 	maxLabel       = 2048
 	maxDrawn       = 8 << 20
+	maxMarkdown    = 256 << 10
 )
 
 // walk renders one message's content in a style (shapes.go walks it),
 // keeping the count of what the piece shows against the bounds above.
 type walk struct {
-	st    style
-	shown int // bytes shown, against maxShown
-	parts int // parts shown, against maxParts
-	drawn int // bytes of images drawn, against maxDrawn
+	st     style
+	shown  int // bytes shown, against maxShown
+	parts  int // parts shown, against maxParts
+	drawn  int // bytes of images drawn, against maxDrawn
+	marked int // bytes of text rendered as Markdown, against maxMarkdown
 }
 
 // room is how many more bytes the piece may show.
@@ -72,9 +77,14 @@ func cutPoint(s string, limit int) int {
 	return n
 }
 
-// text is prose the author wrote, cut to what fits.
+// text is prose the author wrote, cut to what fits, its Markdown rendered
+// while the piece has rendered less than maxMarkdown.
 func (w *walk) text(s string) string {
 	s, more := w.take(s)
+	if w.marked+len(s) > maxMarkdown {
+		return w.withCut(w.st.plain(s), more)
+	}
+	w.marked += len(s)
 	return w.withCut(w.st.text(s), more)
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +27,31 @@ func repeatJoin(s, sep string, n int) string {
 // textMsg is a user message whose content is s.
 func textMsg(s string) string {
 	return `{"role":"user","content":` + jsonString(s) + `}`
+}
+
+// markdownBombs are texts that goldmark (v1.8) takes seconds over, or
+// turns into far more HTML than they are, each under maxMarkdown.
+var markdownBombs = map[string]string{
+	"mismatched emphasis":   strings.Repeat("*a_ ", 50000),
+	"emphasis, 3 rule":      "a**b" + strings.Repeat("c* ", 60000),
+	"strikethrough":         strings.Repeat("~a_ ", 50000),
+	"unclosed images":       strings.Repeat("![a](", 50000),
+	"unclosed links":        strings.Repeat("[a](b", 40000),
+	"nested brackets":       strings.Repeat("[", 100000) + "a" + strings.Repeat("]", 100000),
+	"link definitions":      strings.Repeat("[a]:\nb\n", 37000),
+	"nested lists":          strings.Repeat("- ", 100000) + "a",
+	"nested ordered lists":  strings.Repeat("1. ", 60000) + "a",
+	"nested quotes":         strings.Repeat("> ", 100000) + "a",
+	"deep list, lazy lines": strings.Repeat("- ", 500) + "a\n" + strings.Repeat("b\n", 100000),
+	"lists nested by indent": func() string {
+		var b strings.Builder
+		for i := 0; b.Len() < 250000; i++ {
+			b.WriteString(strings.Repeat(" ", 2*i) + "- a\n")
+		}
+		return b.String()
+	}(),
+	"padded table":    "|" + strings.Repeat("a|", 5000) + "\n|" + strings.Repeat("-|", 5000) + "\n" + strings.Repeat("b\n", 50000),
+	"quotes per line": strings.Repeat(strings.Repeat(">", 32)+"\n\n", 7000),
 }
 
 // bombs are messages built to be expensive to render, as a red team wrote
@@ -54,6 +81,11 @@ func bombs() map[string]string {
 		"long url":    `{"role":"user","content":[{"type":"image","source":{"type":"url","url":` + jsonString("https://x/"+strings.Repeat("a", 2<<20)) + `}}]}`,
 		"many images": `{"role":"user","content":[` + repeatJoin(image(maxInlineImage/4), ",", 18) + `]}`,
 		"unreadable":  `{"role":` + strings.Repeat("x", 2<<20),
+		"many markdown texts": `{"role":"user","content":[` +
+			repeatJoin(jsonString(strings.Repeat("- a\n", 60000)), ",", 6) + `]}`,
+	}
+	for name, s := range markdownBombs {
+		m["markdown: "+name] = textMsg(s)
 	}
 	return m
 }
@@ -229,6 +261,49 @@ func TestImagesDrawnBudget(t *testing.T) {
 	}
 	if !strings.Contains(out, "[image: image/png, 1.5 MB — not shown; see export.json]") {
 		t.Errorf("the image over the bound is not described")
+	}
+}
+
+// Real Markdown, long documents included, is never too costly to render:
+// the bounds of markdown_cost.go are far above it. The goldmark bombs are.
+func TestMarkdownCostly(t *testing.T) {
+	docs := []string{"../README.md", filepath.Join(dataDir, "..", "DESIGN.md"), "testdata/markdown/sample.md"}
+	// Long real documents, where this machine has them.
+	more, _ := filepath.Glob("/usr/share/doc/nodejs/api/*.md")
+	docs = append(docs, more...)
+	n := 0
+	for _, p := range docs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		n++
+		s := string(b[:min(len(b), maxMarkdown)])
+		if markdownCostly(s) {
+			t.Errorf("%s is too costly to render as Markdown", p)
+		}
+	}
+	if n < 2 {
+		t.Fatalf("only %d documents read", n)
+	}
+	for name, s := range markdownBombs {
+		if !markdownCostly(s) {
+			start := time.Now()
+			out := htmlText(s, true)
+			t.Logf("%s: not costly; rendered %d bytes as %d in %v", name, len(s), len(out), time.Since(start))
+			if !strings.Contains(out, `class="text plain"`) {
+				t.Errorf("%s: rendered as Markdown", name)
+			}
+		}
+	}
+	for _, s := range []string{
+		"| a | b |\n|---|:-:|\n| 1 | 2 |\n| 3 |",
+		"> a\n> > b\n\n- a\n  - b\n    1. c",
+		"**bold** _it_ ~~del~~ [link](https://x) ![i](data:image/png;base64,AA) `code` <b>",
+	} {
+		if markdownCostly(s) {
+			t.Errorf("costly: %q", s)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ type markdownStyle struct{}
 var _ style = markdownStyle{}
 
 func (markdownStyle) text(s string) string       { return markdownText(s) }
+func (markdownStyle) plain(s string) string      { return markdownText(s) }
 func (markdownStyle) code(s string) string       { return fence("", s) }
 func (markdownStyle) json(s string) string       { return fence("json", s) }
 func (markdownStyle) note(s string) string       { return "_(" + s + ")_" }

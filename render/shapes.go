@@ -15,6 +15,7 @@ import (
 // style renders the parts of a message in one format.
 type style interface {
 	text(s string) string       // prose the author wrote ("" when blank)
+	plain(s string) string      // the same, its Markdown not rendered
 	code(s string) string       // verbatim output: file contents, command output
 	json(s string) string       // a JSON value, as jsonDisplay shows it
 	note(s string) string       // a remark of render's own: "empty", "no output"
