@@ -238,6 +238,11 @@ func (s *Session) DeleteBranch(name string) error {
 			return err
 		}
 	}
+	// The log's index (offsets, ids) goes with it: a process that forks
+	// and removes branches for days must not keep every one it removed.
+	s.mu.Lock()
+	delete(s.logs, b.ID)
+	s.mu.Unlock()
 	if err := syncDir(s.path("branches")); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package backing
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -217,5 +218,31 @@ func TestAppendIDFollowsRenames(t *testing.T) {
 	}
 	if err := s.AppendID(b.ID, [][]byte{msg("user", "late")}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("append to a deleted branch by id: %v", err)
+	}
+}
+
+// A removed branch's log index is let go: fork and remove cycles keep no
+// index per branch they made.
+func TestDeleteBranchReleasesIndex(t *testing.T) {
+	st := openStore(t)
+	s := newSession(t, st, "s")
+	appendTurns(t, s, "", "", 2)
+	for i := range 50 {
+		name := fmt.Sprintf("b%d", i)
+		if _, err := s.Fork("", Head, name); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Append(name, [][]byte{msg("user", "x")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteBranch(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.mu.Lock()
+	n := len(s.logs)
+	s.mu.Unlock()
+	if n != 1 {
+		t.Errorf("%d log indexes held after 50 fork and remove cycles, want 1 (main's)", n)
 	}
 }
