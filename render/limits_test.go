@@ -78,9 +78,10 @@ func bombs() map[string]string {
 		"big to-do list":   `{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"TodoWrite","input":{"todos":[` + repeatJoin(`{"content":"step","status":"pending"}`, ",", 40000) + `]}}]}`,
 		"long labels": `{"role":` + jsonString(strings.Repeat("r", 1<<20)) + `,"ts":` + jsonString(strings.Repeat("t", 1<<20)) +
 			`,"content":[{"type":"tool_use","id":` + jsonString(strings.Repeat("i", 1<<20)) + `,"name":` + jsonString(strings.Repeat("n", 1<<20)) + `,"input":{}}]}`,
-		"long url":    `{"role":"user","content":[{"type":"image","source":{"type":"url","url":` + jsonString("https://x/"+strings.Repeat("a", 2<<20)) + `}}]}`,
-		"many images": `{"role":"user","content":[` + repeatJoin(image(maxInlineImage/4), ",", 18) + `]}`,
-		"unreadable":  `{"role":` + strings.Repeat("x", 2<<20),
+		"long url":      `{"role":"user","content":[{"type":"image","source":{"type":"url","url":` + jsonString("https://x/"+strings.Repeat("a", 2<<20)) + `}}]}`,
+		"many images":   `{"role":"user","content":[` + repeatJoin(image(maxInlineImage/4), ",", 18) + `]}`,
+		"unreadable":    `{"role":` + strings.Repeat("x", 2<<20),
+		"dense secrets": textMsg(strings.Repeat("token: ", 150000)),
 		"many markdown texts": `{"role":"user","content":[` +
 			repeatJoin(jsonString(strings.Repeat("- a\n", 60000)), ",", 6) + `]}`,
 	}
