@@ -110,7 +110,17 @@ func runMount(args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	if err := checkMountpoint(mnt, root); err != nil {
+	agentDir := ""
+	if mirrored != nil {
+		agentDir = mirrored.dir
+	}
+	// From here on the mount point and the store are the resolved paths:
+	// no symlink, changed later or not, can lead the daemon into its mount.
+	mnt, root, err = checkPaths(mnt, root, agentDir)
+	if err != nil {
+		return c.fail(err)
+	}
+	if err := checkMountpoint(mnt); err != nil {
 		return c.fail(err)
 	}
 	st, err := backing.Open(root, bo)
@@ -118,9 +128,6 @@ func runMount(args []string) int {
 		return c.fail(err)
 	}
 	if mirrored != nil {
-		if within(mnt, mirrored.dir) || within(mirrored.dir, mnt) {
-			return c.fail(fmt.Errorf("mount point %s is inside or over the agent's folder %s: choose a folder outside it", mnt, mirrored.dir))
-		}
 		mirrored.st = st
 		mirrored.run = newImportRun(st, "--source auto")
 		mirrored.sync()
@@ -192,14 +199,57 @@ func (c *cli) storeRoot() (string, error) {
 	return filepath.Abs(root)
 }
 
-// checkMountpoint refuses a mount point inside or over the store (the
-// mount would hide or recurse into its own data) and one where something
-// is mounted already (a second mount would silently hide the first), but
-// clears a dead mount left by a daemon that was killed.
-func checkMountpoint(mnt, root string) error {
-	if within(mnt, root) || within(root, mnt) {
-		return fmt.Errorf("mount point %s is inside or over the store %s: choose a folder outside it", mnt, root)
+// checkPaths refuses a mount whose daemon would call into its own mount,
+// which deadlocks it: a mount point inside or over the store, or over the
+// agent's folder of --source (source, "" without), and a store inside or
+// over that folder or inside a sessfs mount. Paths are compared as given
+// and with every symlink resolved: a mount point given as a link to a
+// folder inside the store passed the first check alone, hid the store's
+// sessions, and a mkdir in it hung the daemon. It returns the mount point
+// and the store resolved, for the daemon to use.
+func checkPaths(mnt, store, source string) (realMnt, realStore string, err error) {
+	if realMnt, err = realPath(mnt); err != nil {
+		return "", "", err
 	}
+	if realStore, err = realPath(store); err != nil {
+		return "", "", err
+	}
+	realSource := ""
+	if source != "" {
+		if realSource, err = realPath(source); err != nil {
+			return "", "", err
+		}
+	}
+	overlap := func(a, realA, b, realB string) bool {
+		return b != "" && (within(a, b) || within(b, a) || within(realA, realB) || within(realB, realA))
+	}
+	switch {
+	case overlap(mnt, realMnt, store, realStore):
+		return "", "", fmt.Errorf("mount point %s is inside or over the store %s: choose a folder outside it", shown(mnt, realMnt), shown(store, realStore))
+	case overlap(mnt, realMnt, source, realSource):
+		return "", "", fmt.Errorf("mount point %s is inside or over the agent's folder %s: choose a folder outside it", shown(mnt, realMnt), shown(source, realSource))
+	case overlap(store, realStore, source, realSource):
+		return "", "", fmt.Errorf("the store %s is inside or over the agent's folder %s: choose another --store", shown(store, realStore), shown(source, realSource))
+	}
+	if e, ok := sessfsMountOver(realStore); ok {
+		return "", "", fmt.Errorf("the store %s is inside the sessfs mount at %s: choose a store outside every sessfs mount", shown(store, realStore), e.dir)
+	}
+	return realMnt, realStore, nil
+}
+
+// shown is a path for a message: as given, and where it leads when a
+// symlink makes that another place.
+func shown(path, real string) string {
+	if path == real {
+		return path
+	}
+	return path + " (→ " + real + ")"
+}
+
+// checkMountpoint refuses a mount point where something is mounted already
+// (a second mount would silently hide the first), but clears a dead mount
+// left by a daemon that was killed. mnt is resolved (realPath).
+func checkMountpoint(mnt string) error {
 	if deadMount(mnt) {
 		fmt.Fprintf(os.Stderr, "sessfs mount: %s is a dead mount (its daemon is gone); unmounting it first\n", mnt)
 		if err := unmount(mnt, true); err != nil {
@@ -209,10 +259,8 @@ func checkMountpoint(mnt, root string) error {
 	if _, err := os.Stat(mnt); err != nil {
 		return err
 	}
-	if real, err := mountPath(mnt); err == nil {
-		if e, ok, _ := mountedAt(real); ok {
-			return fmt.Errorf("%s is already %s: unmount it first, or choose another folder", mnt, e.what())
-		}
+	if e, ok, _ := mountedAt(mnt); ok {
+		return fmt.Errorf("%s is already %s: unmount it first, or choose another folder", mnt, e.what())
 	}
 	return nil
 }
@@ -296,7 +344,7 @@ func runUmount(args []string) int {
 	if !ok {
 		return code
 	}
-	mnt, err := mountPath(rest[0])
+	mnt, err := realPath(rest[0])
 	if err != nil {
 		return c.fail(err)
 	}

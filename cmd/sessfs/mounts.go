@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,13 +29,39 @@ func (e mountEntry) what() string {
 }
 
 // mountedAt is the topmost mount on dir (an absolute path, symlinks
-// resolved: see mountPath), if dir is a mount point; err when the mount
+// resolved: see realPath), if dir is a mount point; err when the mount
 // table cannot be read.
 func mountedAt(dir string) (e mountEntry, ok bool, err error) {
+	mounts, err := mountTable()
+	for _, m := range mounts {
+		if m.dir == dir {
+			// Later lines are mounted over earlier ones: the last one wins.
+			e, ok = m, true
+		}
+	}
+	return e, ok, err
+}
+
+// sessfsMountOver is the sessfs mount that path (absolute, symlinks
+// resolved) is in, if it is in one.
+func sessfsMountOver(path string) (mountEntry, bool) {
+	mounts, _ := mountTable()
+	for _, m := range mounts {
+		if m.fstype == sessfsType && within(path, m.dir) {
+			return m, true
+		}
+	}
+	return mountEntry{}, false
+}
+
+// mountTable is this mount namespace's mounts, in the order of
+// /proc/self/mountinfo.
+func mountTable() ([]mountEntry, error) {
 	data, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
-		return mountEntry{}, false, err
+		return nil, err
 	}
+	var mounts []mountEntry
 	for _, line := range strings.Split(string(data), "\n") {
 		// id parent major:minor root MOUNTPOINT options [optional…] - FSTYPE SOURCE superoptions
 		f := strings.Fields(line)
@@ -45,31 +72,47 @@ func mountedAt(dir string) (e mountEntry, ok bool, err error) {
 				break
 			}
 		}
-		if sep < 0 || sep+2 >= len(f) || unescapeMount(f[4]) != dir {
+		if sep < 0 || sep+2 >= len(f) {
 			continue
 		}
-		// Later lines are mounted over earlier ones: the last one wins.
-		e, ok = mountEntry{dir: dir, fstype: f[sep+1], source: unescapeMount(f[sep+2])}, true
+		mounts = append(mounts, mountEntry{dir: unescapeMount(f[4]), fstype: f[sep+1], source: unescapeMount(f[sep+2])})
 	}
-	return e, ok, nil
+	return mounts, nil
 }
 
-// mountPath is path as the mount table names it: absolute, with symlinks
-// resolved. Only a symlink is followed at the last element: a dead mount
-// there cannot even be stat'ed.
-func mountPath(path string) (string, error) {
+// realPath is path as the kernel resolves it, and as the mount table names
+// it: absolute, with every symlink followed, a dangling one too. Where the
+// path stops existing (a store about to be made), or cannot be looked up
+// (a dead mount: even lstat fails there), the rest is taken as it is.
+func realPath(path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
 	}
-	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		return filepath.EvalSymlinks(abs)
+	links := 0
+	var resolve func(p string) (string, error)
+	resolve = func(p string) (string, error) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r, nil
+		}
+		dir, err := resolve(filepath.Dir(p))
+		if err != nil {
+			return "", err
+		}
+		q := filepath.Join(dir, filepath.Base(p))
+		target, err := os.Readlink(q)
+		if err != nil {
+			return q, nil // not a symlink, or not there
+		}
+		if links++; links > 40 {
+			return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+		}
+		if !filepath.IsAbs(target) {
+			target = dir + "/" + target
+		}
+		return resolve(target)
 	}
-	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, filepath.Base(abs)), nil
+	return resolve(abs)
 }
 
 // unescapeMount undoes the octal escapes of the mount table (\040 for a
