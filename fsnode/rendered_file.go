@@ -1,6 +1,7 @@
 package fsnode
 
 import (
+	"bytes"
 	"context"
 	"hash/crc32"
 	"sort"
@@ -31,7 +32,21 @@ type renderedFile struct {
 	sizes      sizeKey
 	cache      *sizeCache // held under sizes (sizes.go); nil if none
 	forgotten  bool       // the kernel forgot the node: it holds nothing more
+	big        bigPiece   // the last piece larger than a read request
 }
+
+// bigPiece is a rendered piece kept between read requests: a piece larger
+// than one request (the kernel asks 128 KiB at a time) would otherwise be
+// rendered again for every request that covers part of it.
+type bigPiece struct {
+	index int
+	turn  int    // what the piece was rendered with, beside the message
+	raw   []byte // the stored message it was rendered from
+	piece []byte
+}
+
+// bigPieceMin is the size from which a piece is kept: one read request.
+const bigPieceMin = 128 << 10
 
 var (
 	_ = (fs.NodeOnForgetter)((*renderedFile)(nil))
@@ -133,7 +148,7 @@ func (n *renderedFile) attr(out *fuse.AttrOut) syscall.Errno {
 func (n *renderedFile) OnForget() {
 	n.mu.Lock()
 	key, sizes, held := n.key, n.sizes, n.cache != nil
-	n.forgotten, n.cache = true, nil
+	n.forgotten, n.cache, n.big = true, nil, bigPiece{}
 	n.mu.Unlock()
 	if key != "" {
 		n.fsys.unwatch(key, n)
@@ -258,7 +273,7 @@ func (n *renderedFile) readPieces(sp span, buf []byte, from, to int64) ([]byte, 
 		return nil, err
 	}
 	for _, m := range msgs {
-		piece := n.format.render(m)
+		piece := n.piece(m)
 		lo := max(start, sp.off[m.Index]) - sp.off[m.Index]
 		hi := min(end, sp.off[m.Index+1]) - sp.off[m.Index]
 		// A repair (fsck) can change a message under the cache: never
@@ -269,6 +284,30 @@ func (n *renderedFile) readPieces(sp span, buf []byte, from, to int64) ([]byte, 
 		}
 	}
 	return buf, nil
+}
+
+// piece renders message m, or gives back the big piece kept from the last
+// request when m is the same message, byte for byte.
+func (n *renderedFile) piece(m backing.Message) []byte {
+	turn := 0
+	if m.TurnStart {
+		turn = m.Turn
+	}
+	n.mu.Lock()
+	big := n.big
+	n.mu.Unlock()
+	if big.piece != nil && big.index == m.Index && big.turn == turn && bytes.Equal(big.raw, m.Raw) {
+		return big.piece
+	}
+	piece := n.format.render(m)
+	if len(piece) >= bigPieceMin {
+		n.mu.Lock()
+		if !n.forgotten {
+			n.big = bigPiece{index: m.Index, turn: turn, raw: m.Raw, piece: piece}
+		}
+		n.mu.Unlock()
+	}
+	return piece
 }
 
 // Setattr refuses truncate, chmod, chown and utimes of a generated file.
