@@ -25,11 +25,11 @@ func renderBombs() map[string]string {
 		"nested-lists":    jsonMsg("user", strings.Repeat("- ", 100000)+"a"),
 		"padded-table":    jsonMsg("user", "|"+strings.Repeat("a|", 5000)+"\n|"+strings.Repeat("-|", 5000)+"\n"+strings.Repeat("b\n", 50000)),
 		"dense-secrets":   jsonMsg("user", strings.Repeat("token: ", 150000)),
-		// Pieces of many read requests each: 8 MiB of images drawn in
-		// transcript.html, and 5 MB of parts (a piece is rendered once
-		// a read, not once a request).
-		"big-images": blocks("user", `{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`+strings.Repeat("A", 1900<<10)+`"}}`, 5),
-		"big-parts":  blocks("assistant", `{"type":"text","text":"`+strings.Repeat("b", 1100<<10)+`"}`, 5),
+		// Pieces of many read requests each (a piece is rendered once a
+		// read, not once a request): 3.6 MiB of images drawn in
+		// transcript.html, and 1.5 MiB of parts.
+		"big-images": blocks("user", `{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`+strings.Repeat("A", 1200<<10)+`"}}`, 3),
+		"big-parts":  blocks("assistant", `{"type":"text","text":"`+strings.Repeat("b", 500<<10)+`"}`, 3),
 	}
 }
 
