@@ -4,7 +4,6 @@ import (
 	"html"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -207,6 +206,7 @@ func HTML(m Message) []byte {
 		return []byte(b.String())
 	}
 	name, class := htmlRole(o)
+	name = htmlEscape(oneLine(name))
 	instructions := class == "system"
 	if instructions {
 		class += " instructions"
@@ -215,7 +215,7 @@ func HTML(m Message) []byte {
 		// The same response as the message before: no second header.
 		b.WriteString("<article class=\"msg " + class + " continues\">\n")
 	} else {
-		b.WriteString("<article class=\"msg " + class + "\">\n<header><span class=\"role\">" + htmlEscape(name) + "</span>")
+		b.WriteString("<article class=\"msg " + class + "\">\n<header><span class=\"role\">" + name + "</span>")
 		if instructions {
 			b.WriteString("<span class=\"badge\">instructions</span>")
 		}
@@ -224,7 +224,7 @@ func HTML(m Message) []byte {
 	}
 	content := body(o, htmlStyle{})
 	if instructions {
-		content = "<details class=\"instructions\"><summary>" + htmlEscape(name) + "</summary>\n" +
+		content = "<details class=\"instructions\"><summary>" + name + "</summary>\n" +
 			content + "\n</details>"
 	}
 	b.WriteString(content)
@@ -236,7 +236,7 @@ func HTML(m Message) []byte {
 // time.
 func htmlTSPart(o object) string {
 	if ts, ok := o.str("ts"); ok && ts != "" {
-		return " · <span class=\"ts\">" + htmlEscape(htmlTS(ts)) + "</span>"
+		return " · <span class=\"ts\">" + htmlEscape(oneLine(formatTS(ts))) + "</span>"
 	}
 	return ""
 }
@@ -258,37 +258,21 @@ func htmlCompaction(o object) string {
 }
 
 // htmlRole returns the role's name for a reader, the same as Markdown's
-// label (roleName), and a class for styling: one of a fixed set, since the
-// role itself is arbitrary text.
+// label (roleName), unescaped, and a class for styling: one of a fixed
+// set, since the role itself is arbitrary text. A user or tool message
+// that only carries tool results is styled as a tool's.
 func htmlRole(o object) (name, class string) {
-	role, _ := o.str("role")
-	switch role {
-	case "system", "user", "assistant":
-		class = role
-	case "tool":
-		class = "tool"
-	default:
-		// roleName escapes other roles for Markdown; here they are shown
-		// as text and escaped for HTML instead.
-		if role != "" {
-			return oneLine(clip(role, maxLabel)), "other"
-		}
-		return roleName(o), "other"
-	}
 	name = roleName(o)
-	if name == "tool result" {
-		class = "tool"
+	switch role, _ := o.str("role"); role {
+	case "system", "assistant":
+		return name, role
+	case "user", "tool":
+		if name == "tool result" {
+			return name, "tool"
+		}
+		return name, role
 	}
-	return name, class
-}
-
-// htmlTS is formatTS for HTML: a time that does not parse is shown as
-// stored, on one line (formatTS would escape it for Markdown).
-func htmlTS(ts string) string {
-	if _, err := time.Parse(time.RFC3339Nano, ts); err != nil {
-		return oneLine(clip(ts, maxLabel))
-	}
-	return formatTS(ts)
+	return name, "other"
 }
 
 // htmlStyle is how transcript.html shows each part of a message (see

@@ -79,10 +79,7 @@ func markdownContext(kind string, size int) string {
 // rule so that it shows, with the summary the agent went on from
 // collapsed below.
 func markdownCompaction(o object) string {
-	l := "**compaction**"
-	if ts, ok := o.str("ts"); ok && ts != "" {
-		l += " · " + formatTS(ts)
-	}
+	l := "**compaction**" + tsSuffix(o)
 	summary := "summary, " + sizeText(contentSize(o["content"]))
 	return "---\n\n" + l + "\n\n" + details(summary, body(o, markdownStyle{}))
 }
@@ -90,17 +87,24 @@ func markdownCompaction(o object) string {
 // label is the line that says who wrote the message and when, e.g.
 // "**user** · 2026-11-22 11:25:03 UTC".
 func label(o object) string {
-	l := "**" + roleName(o) + "**"
+	return "**" + escapeInline(roleName(o)) + "**" + tsSuffix(o)
+}
+
+// tsSuffix is " · " and the message's time for a label line, or "" when it
+// has none.
+func tsSuffix(o object) string {
 	if ts, ok := o.str("ts"); ok && ts != "" {
-		l += " · " + formatTS(ts)
+		return " · " + escapeInline(formatTS(ts))
 	}
-	return l
+	return ""
 }
 
 // roleName names the role for a reader. A system message is instructions
 // rather than conversation, so it says so (developer messages are
 // injected context, see contextKind); a user message that only carries
 // tool results (how Claude Code stores them) is named for what it holds.
+// Any other role is named as stored, cut at maxLabel; the name is plain
+// text, which each format escapes.
 func roleName(o object) string {
 	role, _ := o.str("role")
 	switch role {
@@ -116,15 +120,16 @@ func roleName(o object) string {
 	case "":
 		return "message"
 	}
-	return escapeInline(clip(role, maxLabel))
+	return clip(role, maxLabel)
 }
 
 // formatTS shortens an RFC 3339 time to whole seconds in UTC; a time that
-// does not parse is shown as stored rather than dropped.
+// does not parse is shown as stored, cut at maxLabel, rather than dropped.
+// The result is plain text, which each format escapes.
 func formatTS(ts string) string {
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	if err != nil {
-		return escapeInline(clip(ts, maxLabel))
+		return clip(ts, maxLabel)
 	}
 	return t.UTC().Format("2006-01-02 15:04:05") + " UTC"
 }
