@@ -55,7 +55,7 @@ func runImport(args []string) int {
 	}
 	failed := 0
 	progress := newProgress(len(files))
-	imports := newImportRun(st, "--format auto")
+	imports := newImportRun(st, "--format auto", c.storeArg())
 	for i, path := range files {
 		progress.show(i, path)
 		name, stored, err := imports.file(path, importer.Format(*format))
@@ -155,7 +155,7 @@ func (r *importRun) file(path string, want importer.Format) (string, bool, error
 		if s, m, err = r.newSession(k, src, data, path); err != nil {
 			return "", false, err
 		}
-	} else if err := sameSource(m, src, data); err != nil {
+	} else if err := r.sameSource(m, src, data); err != nil {
 		return m.Name, false, err
 	}
 	n, err := storeMissing(s, main, forks)
@@ -261,8 +261,10 @@ var errRewritten = errors.New("the source changed since it was imported (it did 
 
 // sameSource checks that the session of meta.json m was imported from src
 // and that the source only grew since: it still starts with the bytes
-// imported then.
-func sameSource(m backing.Meta, src *importer.Session, data []byte) error {
+// imported then. Else the way out is to move the session to the trash: an
+// import finds a session by its source's id, whatever it is called, so
+// renaming it would not help.
+func (r *importRun) sameSource(m backing.Meta, src *importer.Session, data []byte) error {
 	var origin struct {
 		ID     string `json:"id"`
 		Bytes  *int   `json:"bytes"`
@@ -274,11 +276,12 @@ func sameSource(m backing.Meta, src *importer.Session, data []byte) error {
 	}
 	if origin.Bytes == nil {
 		return fmt.Errorf("session %q was imported by an earlier sessfs, which kept no record to grow it by: "+
-			"remove it (sessfs rm %s) and import again", m.Name, m.Name)
+			"remove it (sessfs rm%s %s) and import again", m.Name, r.storeArg, shellQuote(m.Name))
 	}
 	sum := sha256.Sum256(data[:min(*origin.Bytes, len(data))])
 	if *origin.Bytes > len(data) || hex.EncodeToString(sum[:]) != origin.SHA256 {
-		return fmt.Errorf("%w: rename or remove %s to import it afresh", errRewritten, m.Name)
+		return fmt.Errorf("%w: to import it afresh, move session %q to the trash first (sessfs rm%s %s)",
+			errRewritten, m.Name, r.storeArg, shellQuote(m.Name))
 	}
 	return nil
 }

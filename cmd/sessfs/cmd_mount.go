@@ -129,7 +129,7 @@ func runMount(args []string) int {
 	}
 	if mirrored != nil {
 		mirrored.st = st
-		mirrored.run = newImportRun(st, "--source auto")
+		mirrored.run = newImportRun(st, "--source auto", " --store "+shellQuote(root))
 		mirrored.sync()
 		stop := make(chan struct{})
 		defer close(stop)

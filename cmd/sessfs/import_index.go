@@ -17,13 +17,16 @@ type importRun struct {
 	// autoHint is how the user asks for the format to be detected, for a
 	// message that refuses a file of another format: "--format auto".
 	autoHint string
+	// storeArg is " --store DIR" for a command line a message suggests
+	// (see cli.storeArg), "" for the default store.
+	storeArg string
 	// index is every imported session of the store, read on first use
 	// and kept up to date by this run's imports.
 	index map[sourceKey]*indexed
 }
 
-func newImportRun(st *backing.Store, autoHint string) *importRun {
-	return &importRun{st: st, autoHint: autoHint}
+func newImportRun(st *backing.Store, autoHint, storeArg string) *importRun {
+	return &importRun{st: st, autoHint: autoHint, storeArg: storeArg}
 }
 
 // sourceKey identifies a source: its format and the agent's id for the

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,5 +111,71 @@ func TestImportDuplicateUUID(t *testing.T) {
 	}
 	if got := s.ok("export", "--format", "original", name); got != data {
 		t.Errorf("export --format original:\n%s\nwant:\n%s", got, data)
+	}
+}
+
+// A source rewritten since its import (or imported by a sessfs that kept
+// no record of its bytes) is refused with the command that lets the next
+// import take it afresh: `sessfs rm` of its session, with the session's
+// name shell-quoted and the same --store. Renaming, which the message
+// used to suggest, does not help: an import finds the session by its
+// source's id. The command works as printed.
+func TestImportRewrittenSaysRm(t *testing.T) {
+	const id = "eeeeeeee-0000-4000-8000-000000000007"
+	path := filepath.Join(t.TempDir(), id+".jsonl")
+	write := func(text string) {
+		t.Helper()
+		data := claudeLine(id, "u1", "", "user", text, false) + claudeLine(id, "a1", "u1", "assistant", "an answer", false)
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := newStore(t)
+	// importAs imports path and renames its session to a name a shell
+	// would split.
+	importAs := func(name string) {
+		t.Helper()
+		s.ok("rename", strings.TrimSpace(s.ok("import", path)), name)
+	}
+	// rm runs the command the message holds in parentheses.
+	rm := func(stderr string) {
+		t.Helper()
+		i := strings.Index(stderr, "(sessfs rm ")
+		j := strings.LastIndex(stderr, ")")
+		if i < 0 || j < i {
+			t.Fatalf("no sessfs rm command in %q", stderr)
+		}
+		cmd := strings.Replace(stderr[i+1:j], "sessfs", `"$0"`, 1)
+		if out, err := exec.Command("sh", "-c", cmd, bin).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", cmd, err, out)
+		}
+	}
+	hint := "(sessfs rm --store " + shellQuote(s.dir) + " 'my session')"
+
+	write("a question")
+	importAs("my session")
+	write("the question rewritten")
+	r := s.run("import", path)
+	if r.code != 1 || !strings.Contains(r.stderr, "changed since it was imported") ||
+		!strings.Contains(r.stderr, `move session "my session" to the trash first `+hint) || strings.Contains(r.stderr, "rename") {
+		t.Fatalf("import of a rewritten source: %v\nwant the hint %s", r, hint)
+	}
+	rm(r.stderr)
+	importAs("my session")
+	if got := contents(s.messages("my session")); len(got) != 2 || got[0] != "the question rewritten" {
+		t.Errorf("the import after sessfs rm stored %q", got)
+	}
+
+	editOrigin(t, s.dir, "my session", func(origin map[string]any) {
+		delete(origin, "bytes")
+		delete(origin, "sha256")
+	})
+	r = s.run("import", path)
+	if r.code != 1 || !strings.Contains(r.stderr, "earlier sessfs") || !strings.Contains(r.stderr, hint) {
+		t.Fatalf("import of an old import: %v\nwant the hint %s", r, hint)
+	}
+	rm(r.stderr)
+	if name := strings.TrimSpace(s.ok("import", path)); len(contents(s.messages(name))) != 2 {
+		t.Errorf("the import after sessfs rm of an old import: %v", s.messages(name))
 	}
 }
