@@ -128,9 +128,15 @@ func (r *importRun) file(path string, want importer.Format) (string, bool, error
 	}
 	// A source already imported whole and unchanged since costs a hash,
 	// not a decode: what mount --source does for every file it mirrors.
+	var (
+		k      sourceKey
+		looked bool // whether s and m are what find says of k
+		s      *backing.Session
+		m      backing.Meta
+	)
 	if id, err := importer.PeekID(bytes.NewReader(data), format); err == nil {
-		s, m, err := r.find(keyOf(format, id, path))
-		if err != nil {
+		k, looked = keyOf(format, id, path), true
+		if s, m, err = r.find(k); err != nil {
 			return "", false, err
 		}
 		if s != nil && upToDate(m, data) {
@@ -145,17 +151,18 @@ func (r *importRun) file(path string, want importer.Format) (string, bool, error
 	if err != nil {
 		return "", false, err
 	}
-	k := keyOf(format, src.SourceID, path)
-	s, m, err := r.find(k)
-	if err != nil {
-		return "", false, err
+	if sk := keyOf(format, src.SourceID, path); !looked || sk != k {
+		k = sk
+		if s, m, err = r.find(k); err != nil {
+			return "", false, err
+		}
 	}
 	created := s == nil
 	if created {
 		if s, m, err = r.newSession(k, src, data, path); err != nil {
 			return "", false, err
 		}
-	} else if err := r.sameSource(m, src, data); err != nil {
+	} else if err := r.sameSource(m, data); err != nil {
 		return m.Name, false, err
 	}
 	n, err := storeMissing(s, main, forks)
@@ -259,21 +266,17 @@ func subagentOf(path string) string {
 // errRewritten is a source that changed other than by growing.
 var errRewritten = errors.New("the source changed since it was imported (it did not only grow)")
 
-// sameSource checks that the session of meta.json m was imported from src
-// and that the source only grew since: it still starts with the bytes
-// imported then. Else the way out is to move the session to the trash: an
-// import finds a session by its source's id, whatever it is called, so
-// renaming it would not help.
-func (r *importRun) sameSource(m backing.Meta, src *importer.Session, data []byte) error {
+// sameSource checks that the source of the session of meta.json m (found
+// by the source's id, so imported from it) only grew since: it still
+// starts with the bytes imported then. Else the way out is to move the
+// session to the trash: an import finds a session by its source's id,
+// whatever it is called, so renaming it would not help.
+func (r *importRun) sameSource(m backing.Meta, data []byte) error {
 	var origin struct {
-		ID     string `json:"id"`
 		Bytes  *int   `json:"bytes"`
 		SHA256 string `json:"sha256"`
 	}
 	json.Unmarshal(m.Extra["source"], &origin)
-	if origin.ID != src.SourceID {
-		return fmt.Errorf("session %q exists and was not imported from this source: %w", m.Name, backing.ErrExist)
-	}
 	if origin.Bytes == nil {
 		return fmt.Errorf("session %q was imported by an earlier sessfs, which kept no record to grow it by: "+
 			"remove it (sessfs rm%s %s) and import again", m.Name, r.storeArg, shellQuote(m.Name))
