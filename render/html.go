@@ -301,9 +301,6 @@ func (htmlStyle) thinking(parts []string) string {
 	return "<details class=\"thinking\"><summary>thinking</summary>\n" + htmlJoin(parts) + "\n</details>"
 }
 
-// hiddenThinking is one line: there is nothing to unfold.
-func (h htmlStyle) hiddenThinking(why string) string { return h.note(why + " thinking") }
-
 // htmlJoin puts non-empty parts one per line, or says the message is empty.
 func htmlJoin(parts []string) string {
 	var kept []string

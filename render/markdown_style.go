@@ -23,9 +23,6 @@ func (markdownStyle) cut(note string) string { return "_[" + note + "]_" }
 
 func (markdownStyle) thinking(parts []string) string { return details("thinking", join(parts)) }
 
-// hiddenThinking is one line: there is nothing to unfold.
-func (m markdownStyle) hiddenThinking(why string) string { return m.note(why + " thinking") }
-
 // toolCall is a label with the tool's name, what it acts on and the call
 // id, then the input:
 //

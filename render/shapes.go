@@ -23,9 +23,6 @@ type style interface {
 	// thinking shows reasoning collapsed; parts are its rendered texts,
 	// at least one of them not blank.
 	thinking(parts []string) string
-	// hiddenThinking is reasoning with nothing to read, in one short
-	// line; why is "encrypted", "redacted" or "empty".
-	hiddenThinking(why string) string
 	// toolCall shows a call: arg is what it acts on, for its summary line
 	// ("" when unknown); input is rendered already ("" when none).
 	toolCall(name, id, arg, input string) string
@@ -116,7 +113,7 @@ func (w *walk) block(v json.RawMessage) string {
 			return w.thinking([]string{w.text(s)}, signed)
 		}
 	case "redacted_thinking":
-		return w.st.hiddenThinking("redacted")
+		return w.st.note("redacted thinking")
 	case "reasoning":
 		return w.reasoning(b)
 	case "tool_use", "server_tool_use", "mcp_tool_use":
@@ -164,10 +161,12 @@ func (w *walk) thinking(texts []string, encrypted bool) string {
 			return w.st.thinking(texts)
 		}
 	}
+	// Nothing to read, so nothing to unfold: one note says why.
+	why := "empty"
 	if encrypted {
-		return w.st.hiddenThinking("encrypted")
+		why = "encrypted"
 	}
-	return w.st.hiddenThinking("empty")
+	return w.st.note(why + " thinking")
 }
 
 // reasoning renders an OpenAI reasoning item: its summaries and any plain
