@@ -91,7 +91,7 @@ func (h *appendHandle) write(data []byte) (uint32, syscall.Errno) {
 			return n, 0
 		case data[i] == '{':
 			h.mode, data = modeJSON, data[i:]
-			h.pending.reset()
+			h.pending.replace(nil)
 		default:
 			h.mode = modeText
 		}

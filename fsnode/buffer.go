@@ -16,7 +16,7 @@ type buffer struct {
 	data   []byte
 	max    int64
 	budget *budget
-	charge int64 // what it has taken of budget: cap(data); data changes only here
+	charge int64 // what it has taken of budget: cap(data), which only room, replace and release change
 }
 
 // keepCap is the most capacity a buffer keeps once emptied: a larger one
@@ -104,15 +104,6 @@ func (b *buffer) replace(p []byte) {
 	b.data = append(b.data[:0], p...)
 }
 
-// reset empties b for its next use, giving a large capacity back.
-func (b *buffer) reset() {
-	if cap(b.data) > keepCap {
-		b.release()
-		return
-	}
-	b.data = b.data[:0]
-}
-
 // release empties b and gives its memory and its charge back.
 func (b *buffer) release() {
 	b.budget.give(b.charge)
@@ -148,13 +139,9 @@ func (b *buffer) save(off int64, n int) saved {
 }
 
 // restore puts back what save kept. The buffer only ever shrinks back to
-// a size it had, within its capacity.
+// a size it had, within its capacity; when it grows back (a truncation
+// refused), s.old holds every byte between the two sizes.
 func (b *buffer) restore(s saved) {
-	if len(b.data) < s.size {
-		old := len(b.data)
-		b.data = b.data[:s.size]
-		clear(b.data[old:])
-	}
 	b.data = b.data[:s.size]
 	copy(b.data[s.off:], s.old)
 }
