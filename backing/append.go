@@ -104,7 +104,7 @@ func (s *Session) commit(p *pending) error {
 }
 
 func (s *Session) writeBatch(batch []*pending) {
-	unlock, err := s.lk.lock()
+	unlock, err := s.lockWritable()
 	if err != nil {
 		for _, p := range batch {
 			p.done <- err
@@ -112,12 +112,6 @@ func (s *Session) writeBatch(batch []*pending) {
 		return
 	}
 	defer unlock()
-	if err := s.writable(); err != nil {
-		for _, p := range batch {
-			p.done <- err
-		}
-		return
-	}
 	var order []string
 	byBranch := map[string][]*pending{}
 	for _, p := range batch {

@@ -127,14 +127,11 @@ func (s *Session) Fork(from string, at int, name string) (Branch, error) {
 	if err := ValidName(name); err != nil {
 		return Branch{}, err
 	}
-	unlock, err := s.lk.lock()
+	unlock, err := s.lockWritable()
 	if err != nil {
 		return Branch{}, err
 	}
 	defer unlock()
-	if err := s.writable(); err != nil {
-		return Branch{}, err
-	}
 	if _, err := s.Branch(name); err == nil {
 		return Branch{}, fmt.Errorf("branch %q: %w", name, ErrExist)
 	}
@@ -169,14 +166,11 @@ func (s *Session) RenameBranch(old, name string) error {
 	if err := ValidName(name); err != nil {
 		return err
 	}
-	unlock, err := s.lk.lock()
+	unlock, err := s.lockWritable()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if err := s.writable(); err != nil {
-		return err
-	}
 	b, err := s.Branch(old)
 	if err != nil {
 		return err
@@ -196,14 +190,11 @@ func (s *Session) RenameBranch(old, name string) error {
 // The default branch cannot be deleted (ErrBusy), nor a branch others
 // forked from (ErrNotEmpty): delete or keep the children first.
 func (s *Session) DeleteBranch(name string) error {
-	unlock, err := s.lk.lock()
+	unlock, err := s.lockWritable()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if err := s.writable(); err != nil {
-		return err
-	}
 	b, err := s.Branch(name)
 	if err != nil {
 		return err

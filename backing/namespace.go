@@ -179,7 +179,7 @@ func makeSession(dir string, m Meta, main Branch) error {
 func (st *Store) changeNames(id string, change func(*Meta), step func() error) error {
 	s := st.handle(id)
 	var old Meta
-	if _, err := s.updateMeta(func(m *Meta) error {
+	if _, err := s.updateNamesMeta(func(m *Meta) error {
 		old = *m
 		change(m)
 		return nil
@@ -187,7 +187,7 @@ func (st *Store) changeNames(id string, change func(*Meta), step func() error) e
 		return err
 	}
 	if err := step(); err != nil {
-		s.updateMeta(func(m *Meta) error {
+		s.updateNamesMeta(func(m *Meta) error {
 			m.Name, m.State, m.Trashed = old.Name, old.State, old.Trashed
 			return nil
 		})

@@ -103,8 +103,36 @@ func (s *Session) writable() error {
 // by the same test every change makes: one lstat.
 func (s *Session) Trashed() bool { return s.writable() != nil }
 
-// updateMeta applies change to meta.json under the session lock.
+// lockWritable takes the session lock for a change to the session: every
+// change but the namespace's own (Trash, Restore) starts here, so a
+// session in the trash refuses them all with ErrTrashed, in one place.
+func (s *Session) lockWritable() (unlock func(), err error) {
+	unlock, err = s.lk.lock()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.writable(); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// updateMeta applies change to meta.json under the session lock; a
+// session in the trash refuses it (ErrTrashed).
 func (s *Session) updateMeta(change func(*Meta) error) (Meta, error) {
+	unlock, err := s.lockWritable()
+	if err != nil {
+		return Meta{}, err
+	}
+	defer unlock()
+	return s.updateMetaLocked(change)
+}
+
+// updateNamesMeta is updateMeta for the namespace's changes (see
+// changeNames), which set a session's name, state and trash time whether
+// or not it is in the trash: Trash and Restore change exactly that.
+func (s *Session) updateNamesMeta(change func(*Meta) error) (Meta, error) {
 	unlock, err := s.lk.lock()
 	if err != nil {
 		return Meta{}, err
@@ -113,7 +141,8 @@ func (s *Session) updateMeta(change func(*Meta) error) (Meta, error) {
 	return s.updateMetaLocked(change)
 }
 
-// updateMetaLocked is updateMeta for a caller that holds the session lock.
+// updateMetaLocked is updateMeta for a caller that holds the session lock
+// and has checked that the change is allowed.
 func (s *Session) updateMetaLocked(change func(*Meta) error) (Meta, error) {
 	m, err := s.Meta()
 	if err != nil {
@@ -140,9 +169,6 @@ func (s *Session) EditMeta(doc []byte) (Meta, error) {
 		return in, err
 	}
 	return s.updateMeta(func(m *Meta) error {
-		if err := s.writable(); err != nil {
-			return err
-		}
 		if in.ID != m.ID {
 			return fmt.Errorf("%w: meta.json: \"id\" is %q and cannot change", ErrInvalid, m.ID)
 		}
@@ -205,6 +231,11 @@ func (s *Session) SetParent(id string) error {
 // sort and date the session by when it happened, not when it was imported.
 // It never moves the time forward.
 func (s *Session) Backdate(branch string, t time.Time) error {
+	unlock, err := s.lockWritable()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	b, err := s.Branch(branch)
 	if err != nil {
 		return err

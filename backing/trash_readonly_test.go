@@ -1,12 +1,16 @@
 package backing
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 )
 
 // A session in the trash is kept as it was: appends, forks, branch
-// renames and removals and meta edits are refused until it is restored.
+// renames and removals, meta edits, titles, extra keys, parents and
+// backdating are refused until it is restored.
 func TestTrashedSessionIsReadOnly(t *testing.T) {
 	st := openStore(t)
 	s, _, err := st.Create("s", Meta{})
@@ -33,6 +37,12 @@ func TestTrashedSessionIsReadOnly(t *testing.T) {
 		"rename": func() error { return s.RenameBranch("x", "z") },
 		"delete": func() error { return s.DeleteBranch("x") },
 		"meta":   func() error { _, err := s.EditMeta(doc); return err },
+		"title":  func() error { return s.SetTitle("no") },
+		"extra":  func() error { return s.SetExtra("k", json.RawMessage(`"no"`)) },
+		"parent": func() error { return s.SetParent("01a00000-0000-7000-8000-000000000009") },
+		"backdate": func() error {
+			return s.Backdate("", time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC))
+		},
 	} {
 		if err := op(); !errors.Is(err, ErrTrashed) {
 			t.Errorf("%s in the trash: %v, want ErrTrashed", name, err)
@@ -41,6 +51,12 @@ func TestTrashedSessionIsReadOnly(t *testing.T) {
 	v, err := s.View("")
 	if err != nil || v.Len() != 1 {
 		t.Fatalf("view after refused changes: %v, %d messages", err, v.Len())
+	}
+	if after, err := s.MetaBytes(); err != nil || !bytes.Equal(after, doc) {
+		t.Errorf("meta.json changed in the trash: %v\n%s\nwas\n%s", err, after, doc)
+	}
+	if v.ModTime().Year() == 2001 {
+		t.Errorf("a log in the trash was backdated")
 	}
 	if _, err := st.Restore("s", ""); err != nil {
 		t.Fatal(err)
