@@ -20,36 +20,6 @@ func fence(info, body string) string {
 	return b.String()
 }
 
-// unescapeHTML turns the escapes \u003c, \u003e and \u0026 that Go's
-// encoding/json writes for <, > and & back into the characters, so code in
-// a tool's input reads as code ("a -> b", not "a -\u003e b"). Other escapes
-// are copied as they are, and an escaped backslash is skipped as a pair so
-// that "\\u003c" (a literal backslash then "u003c") is left alone.
-func unescapeHTML(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' || i+1 >= len(b) {
-			out = append(out, b[i])
-			continue
-		}
-		if b[i+1] == 'u' && i+6 <= len(b) {
-			switch strings.ToLower(string(b[i+2 : i+6])) {
-			case "003c":
-				out, i = append(out, '<'), i+5
-				continue
-			case "003e":
-				out, i = append(out, '>'), i+5
-				continue
-			case "0026":
-				out, i = append(out, '&'), i+5
-				continue
-			}
-		}
-		out, i = append(out, b[i], b[i+1]), i+1
-	}
-	return out
-}
-
 // longestRun returns the length of the longest run of c in s.
 func longestRun(s string, c byte) int {
 	longest, run := 0, 0

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // jsonDisplay is how a JSON value is shown: indented, keeping its own bytes
@@ -11,8 +12,12 @@ import (
 // room bytes; else as written. Indenting puts the depth's indent on every
 // line, so it is what turns a small, deep value into a huge one.
 func jsonDisplay(v []byte, room int) string {
+	if len(v) > room { // indentedSize(v) ≥ len(v): no need to count
+		return string(v)
+	}
 	if size, ok := indentedSize(v); ok && size <= room {
 		var buf bytes.Buffer
+		buf.Grow(size)
 		if json.Indent(&buf, v, "", "  ") == nil {
 			return string(unescapeHTML(buf.Bytes()))
 		}
@@ -22,8 +27,9 @@ func jsonDisplay(v []byte, room int) string {
 
 // indentedSize is at least the size of v indented by json.Indent with two
 // spaces: a newline and the indent at most after each '{', '[' and ',' and
-// before each '}' and ']', a space after each ':'. It reports false when v
-// nests deeper than maxIndentDepth.
+// before each '}' and ']', a space after each ':'. It counts every byte of
+// v at least once, so it is never less than len(v). It reports false when
+// v nests deeper than maxIndentDepth.
 func indentedSize(v []byte) (int, bool) {
 	size, depth := 0, 0
 	for i := 0; i < len(v); i++ {
@@ -54,4 +60,39 @@ func indentedSize(v []byte) (int, bool) {
 		}
 	}
 	return size, true
+}
+
+// unescapeHTML turns the escapes \u003c, \u003e and \u0026 that Go's
+// encoding/json writes for <, > and & back into the characters, so code in
+// a tool's input reads as code ("a -> b", not "a -\u003e b"). Other escapes
+// are copied as they are, and an escaped backslash is skipped as a pair so
+// that "\\u003c" (a literal backslash then "u003c") is left alone. b
+// itself is returned when it holds no escape of the kind, as most JSON
+// does not.
+func unescapeHTML(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] == 'u' && i+6 <= len(b) {
+			switch strings.ToLower(string(b[i+2 : i+6])) {
+			case "003c":
+				out, i = append(out, '<'), i+5
+				continue
+			case "003e":
+				out, i = append(out, '>'), i+5
+				continue
+			case "0026":
+				out, i = append(out, '&'), i+5
+				continue
+			}
+		}
+		out, i = append(out, b[i], b[i+1]), i+1
+	}
+	return out
 }

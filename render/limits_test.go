@@ -215,7 +215,9 @@ func TestJSONDisplay(t *testing.T) {
 }
 
 // indentedSize is never less than what json.Indent writes, or a value that
-// fits would be shown indented past the piece's bound.
+// fits would be shown indented past the piece's bound; nor less than the
+// value itself, or jsonDisplay could not show a value longer than its room
+// as written without counting.
 func TestIndentedSize(t *testing.T) {
 	values := []string{`{}`, `[]`, `[[]]`, `{"a":{}}`, `{"a":1,"b":[1,2,{"c":null}]}`, `  [ 1 , 2 ]  `, `"x"`, `1`,
 		`[{"a":"\"}"},{}]`, deep(16, true), deep(16, false), `{"k":[` + repeatJoin(`[0,"x",{"y":[]}]`, ",", 100) + `]}`}
@@ -228,6 +230,9 @@ func TestIndentedSize(t *testing.T) {
 		}
 		if n, ok := indentedSize([]byte(v)); ok && n < b.Len() {
 			t.Errorf("indentedSize(%.60s) = %d, but it indents to %d bytes", v, n, b.Len())
+		}
+		if n, ok := indentedSize([]byte(v)); ok && n < len(v) {
+			t.Errorf("indentedSize(%.60s) = %d, less than its %d bytes", v, n, len(v))
 		}
 	}
 }
