@@ -1,6 +1,7 @@
 package backing
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,20 +18,19 @@ func (c *fsck) checkBranches(s *Session) {
 		c.cannot(s.id, s.path("branches"), err)
 		return
 	}
-	owned := map[string]bool{} // every branch file's id, usable or not
 	badIDs := map[string]bool{}
 	for _, b := range bad {
-		owned[b.ID], badIDs[b.ID] = true, true
+		badIDs[b.ID] = true
 		if !errors.Is(b.Err, ErrSymlink) {
 			c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("%v; left out of the branch list, the session's other branches work; a human must mend or remove it", b.Err), nil)
 		}
 	}
 	byID := map[string]Branch{}
 	for _, b := range list {
-		byID[b.ID], owned[b.ID] = b, true
+		byID[b.ID] = b
 	}
 	// Parents first: restoring one from the trash changes what follows.
-	restorable := false
+	restorable, rootRestorable := false, false
 	for _, b := range list {
 		if _, ok := byID[b.Parent]; b.IsDefault() || ok {
 			continue
@@ -39,7 +39,9 @@ func (c *fsck) checkBranches(s *Session) {
 			c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q: its parent %s is left out (see its branch file); it cannot be read until that is mended", b.Name, b.Parent), nil)
 			continue
 		}
-		restorable = c.checkParent(s, b) || restorable
+		ok, root := c.checkParent(s, b)
+		restorable = restorable || ok
+		rootRestorable = rootRestorable || root
 	}
 	if restorable && c.repair {
 		s.dropBranchCache()
@@ -48,7 +50,7 @@ func (c *fsck) checkBranches(s *Session) {
 			return
 		}
 		for _, b := range list {
-			byID[b.ID], owned[b.ID] = b, true
+			byID[b.ID] = b
 		}
 	}
 	root := false
@@ -60,29 +62,38 @@ func (c *fsck) checkBranches(s *Session) {
 			c.checkForkPoint(s, b)
 		}
 	}
-	// A default branch in the trash is reported above.
-	if !root && !restorable {
+	// A default branch in the trash is reported above as a parent that
+	// repair restores; a repair run that restored it has just listed it.
+	if !root && !(rootRestorable && !c.repair) {
 		c.report(s.id, s.path("branches"), "no usable default branch: the session's default views fail until it is mended", nil)
 	}
-	c.checkOrphanLogs(s, owned)
+	// Every branch file's id, usable or not, owns its log.
+	c.checkOrphanLogs(s, func(id string) bool {
+		_, ok := byID[id]
+		return ok || badIDs[id]
+	})
 }
 
 // checkParent handles a branch whose parent is gone: if the parent is in
 // the session's trash, it comes back; else a human must decide.
-// It reports whether the parent is in the trash (and so restorable).
-func (c *fsck) checkParent(s *Session, b Branch) bool {
+// It reports whether the parent is in the trash (and so restorable), and
+// whether its file there says it is the default branch.
+func (c *fsck) checkParent(s *Session, b Branch) (restorable, root bool) {
 	tj, tl := s.path("trash", b.Parent+".json"), s.path("trash", b.Parent+".jsonl")
-	if _, err := stat(tj); err != nil {
+	data, err := readFile(tj)
+	if err != nil {
 		c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q: parent %s is gone", b.Name, b.Parent), nil)
-		return false
+		return false, false
 	}
+	var p Branch
+	root = json.Unmarshal(data, &p) == nil && p.IsDefault()
 	c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q: parent %s is in the session's trash; repair restores it", b.Name, b.Parent), func() error {
 		if err := rename(tl, s.logFile(b.Parent), 0); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		return rename(tj, s.branchFile(b.Parent), 0)
 	})
-	return true
+	return true, root
 }
 
 // checkForkPoint wants a branch to continue its parent's log at the end of
@@ -107,15 +118,7 @@ func (c *fsck) checkForkPoint(s *Session, b Branch) {
 		c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q forks at byte %d of its parent's log, which has %d", b.Name, b.ParentOffset, fi.Size()), nil)
 		return
 	}
-	if b.ParentOffset == 0 {
-		return
-	}
-	last := make([]byte, 1)
-	if _, err := f.ReadAt(last, b.ParentOffset-1); err != nil {
-		c.cannot(s.id, s.logFile(b.Parent), err)
-		return
-	}
-	if last[0] != '\n' {
+	if !endsLine(f, b.ParentOffset) {
 		c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q forks at byte %d of its parent's log, in the middle of a line: the branch shows the parent's messages up to the line before", b.Name, b.ParentOffset), nil)
 	}
 }
@@ -160,7 +163,7 @@ func (c *fsck) checkLog(s *Session, b Branch) {
 // checkOrphanLogs finds logs of no branch file: an empty one is what an
 // interrupted fork leaves; one with messages, an interrupted branch delete
 // (or a lost branch file), and it goes to the session's trash.
-func (c *fsck) checkOrphanLogs(s *Session, owned map[string]bool) {
+func (c *fsck) checkOrphanLogs(s *Session, owned func(id string) bool) {
 	ents, err := readDir(s.path("logs"))
 	if err != nil {
 		c.cannot(s.id, s.path("logs"), err)
@@ -168,7 +171,7 @@ func (c *fsck) checkOrphanLogs(s *Session, owned map[string]bool) {
 	}
 	for _, e := range ents {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if !ok || owned[id] || e.Type()&fs.ModeSymlink != 0 {
+		if !ok || owned(id) || e.Type()&fs.ModeSymlink != 0 {
 			continue
 		}
 		p := s.path("logs", e.Name())

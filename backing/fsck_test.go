@@ -123,3 +123,50 @@ func hasProblem(rep FsckReport, what string) bool {
 	}
 	return false
 }
+
+// A session whose default branch is gone, while another branch's parent
+// waits in the session's trash: restoring that parent brings no default
+// branch back, so fsck says the default is missing, on a dry run and on
+// a repair run alike. When the parent in the trash is the default branch,
+// a dry run says repair restores it, and the repair run finds it.
+func TestFsckMissingDefaultBeside(t *testing.T) {
+	for _, trashRoot := range []bool{false, true} {
+		st := openStore(t)
+		s := newSession(t, st, "s")
+		appendTurns(t, s, "", "", 1)
+		x, _ := s.Fork("", Head, "x")
+		appendTurns(t, s, "x", "x", 1)
+		if _, err := s.Fork("x", Head, "y"); err != nil {
+			t.Fatal(err)
+		}
+		main, _ := s.Branch("")
+		trash := filepath.Join(s.Dir(), "trash")
+		os.MkdirAll(trash, 0o700)
+		moved := x.ID // y's parent goes to the trash
+		if trashRoot {
+			moved = main.ID // x's parent, the default branch, goes there
+		} else {
+			os.Remove(filepath.Join(s.Dir(), "branches", main.ID+".json"))
+			os.Remove(filepath.Join(s.Dir(), "logs", main.ID+".jsonl"))
+		}
+		for _, ext := range []string{".json", ".jsonl"} {
+			dir := "branches"
+			if ext == ".jsonl" {
+				dir = "logs"
+			}
+			os.Rename(filepath.Join(s.Dir(), dir, moved+ext), filepath.Join(trash, moved+ext))
+		}
+		for _, repair := range []bool{false, true} {
+			rep, err := st.Fsck(repair)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := hasProblem(rep, "no usable default branch"); got == trashRoot {
+				t.Errorf("default in the trash %v, repair %v: reports no default %v: %+v", trashRoot, repair, got, rep.Problems)
+			}
+			if !hasProblem(rep, "in the session's trash; repair restores it") {
+				t.Errorf("default in the trash %v, repair %v: the parent in the trash is not reported: %+v", trashRoot, repair, rep.Problems)
+			}
+		}
+	}
+}
