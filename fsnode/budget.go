@@ -8,7 +8,8 @@ import (
 
 // DefaultMaxBuffered is how many bytes the open handles of one mount may
 // hold in memory together by default (Options.MaxBuffered): the text and
-// unterminated lines written to append, the edits of meta.json.
+// unterminated lines written to append, the edits of meta.json, and
+// editors' temporaries.
 const DefaultMaxBuffered = 256 << 20
 
 // errNoRoom is a write that would take the mount's handles past their
@@ -16,18 +17,16 @@ const DefaultMaxBuffered = 256 << 20
 // says the message itself is too large.
 var errNoRoom = fmt.Errorf("the mount's open files hold their limit of buffered bytes: %w", syscall.ENOSPC)
 
-// budget bounds the bytes the open handles of a mount hold, by capacity.
+// budget bounds the bytes the open handles and editors' temporaries of
+// a mount hold, by capacity.
 type budget struct {
 	mu   sync.Mutex
 	used int64
 	max  int64
 }
 
-// take charges n bytes, if they fit. A nil budget charges nothing.
+// take charges n bytes, if they fit.
 func (b *budget) take(n int64) bool {
-	if b == nil {
-		return true
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.used+n > b.max {
@@ -38,9 +37,6 @@ func (b *budget) take(n int64) bool {
 }
 
 func (b *budget) give(n int64) {
-	if b == nil {
-		return
-	}
 	b.mu.Lock()
 	b.used -= n
 	b.mu.Unlock()

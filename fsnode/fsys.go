@@ -24,7 +24,8 @@ type Options struct {
 	FsName     string // shown in /proc/mounts; the store path by default
 	// MaxBuffered bounds the bytes the mount's open files hold in memory
 	// together (text and unterminated lines written to append, meta.json
-	// edits); a write past it fails with ENOSPC. 0: DefaultMaxBuffered.
+	// edits, editors' temporaries); a write past it fails with ENOSPC. 0:
+	// DefaultMaxBuffered.
 	MaxBuffered int64
 }
 

@@ -130,34 +130,49 @@ func (s *scratchSet) create(name string, newNode func(ino uint64) scratchNode) (
 	return n, 0
 }
 
+// remove takes name out of the set, and gives back what it held.
 func (s *scratchSet) remove(name string) bool {
 	if s == nil {
 		return false
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.nodes[name]
+	n, ok := s.nodes[name]
 	delete(s.nodes, name)
+	s.mu.Unlock()
+	drop(n)
 	return ok
 }
 
-// move renames from to to, replacing what to held unless noReplace.
+// move renames from to to, replacing what to held unless noReplace, and
+// gives back what the replaced node held.
 func (s *scratchSet) move(from, to string, noReplace bool) syscall.Errno {
 	if s == nil {
 		return syscall.ENOENT
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := s.nodes[from]
-	if n == nil {
+	n, old := s.nodes[from], s.nodes[to]
+	switch {
+	case n == nil:
+		s.mu.Unlock()
 		return syscall.ENOENT
-	}
-	if noReplace && s.nodes[to] != nil {
+	case noReplace && old != nil:
+		s.mu.Unlock()
 		return syscall.EEXIST
 	}
 	s.nodes[to] = n
 	delete(s.nodes, from)
+	s.mu.Unlock()
+	if old != n {
+		drop(old)
+	}
 	return 0
+}
+
+// drop gives back what a node that left the set holds (nil: none).
+func drop(n scratchNode) {
+	if f, ok := n.(*scratchFile); ok {
+		f.drop()
+	}
 }
 
 // The session folder's side of the temporaries.

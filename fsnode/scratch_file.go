@@ -13,7 +13,8 @@ import (
 // scratchFile is an editor's temporary file in a session folder (see
 // isEditorTemp): a swap file, a backup, the new meta.json written beside
 // it and renamed over. It lives in memory only (bounded, gone at
-// unmount); renamed onto meta.json it replaces the document.
+// unmount), charged to the mount's budget like what open files buffer;
+// renamed onto meta.json it replaces the document.
 type scratchFile struct {
 	base
 	ino uint64 // its own: a new file of an old name is a new inode
@@ -21,6 +22,7 @@ type scratchFile struct {
 	mu    sync.Mutex
 	buf   buffer
 	mtime time.Time
+	gone  bool // it left its folder (see drop)
 }
 
 // Bounds of scratch files: they hold small documents, not data.
@@ -35,10 +37,31 @@ var (
 	_ = (fs.NodeOpener)((*scratchFile)(nil))
 	_ = (fs.NodeReader)((*scratchFile)(nil))
 	_ = (fs.NodeWriter)((*scratchFile)(nil))
+	_ = (fs.NodeOnForgetter)((*scratchFile)(nil))
 )
 
 func newScratchFile(fsys *FS, ino uint64) *scratchFile {
-	return &scratchFile{base: base{fsys: fsys}, ino: ino, buf: buffer{max: maxScratchSize}, mtime: time.Now()}
+	return &scratchFile{base: base{fsys: fsys}, ino: ino, buf: buffer{max: maxScratchSize, budget: fsys.budget}, mtime: time.Now()}
+}
+
+// drop gives the file's bytes and their charge back once it has left
+// its folder: unlinked, replaced by a rename, or renamed onto meta.json.
+func (n *scratchFile) drop() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.gone = true
+	n.buf.release()
+}
+
+// OnForget gives back what a file that left its folder took since (a
+// write through a descriptor still open): the kernel holds it no more.
+// One still in its folder keeps its bytes: a lookup finds it again.
+func (n *scratchFile) OnForget() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.gone {
+		n.buf.release()
+	}
 }
 
 func (n *scratchFile) stable() fs.StableAttr {
