@@ -1,10 +1,5 @@
 package backing
 
-import (
-	"bytes"
-	"encoding/json"
-)
-
 // eachMember calls fn with every member of the JSON object obj, in order,
 // its key decoded and its value raw. obj must be valid JSON (json.Valid);
 // eachMember reports false when it is not an object. Keys are matched
@@ -19,14 +14,9 @@ func eachMember(obj []byte, fn func(key string, val []byte)) bool {
 	i = skipWS(obj, i+1)
 	for i < len(obj) && obj[i] != '}' {
 		ke := skipStr(obj, i)
-		key := obj[i+1 : ke-1]
-		k := string(key)
-		if bytes.IndexByte(key, '\\') >= 0 {
-			json.Unmarshal(obj[i:ke], &k) // valid JSON: cannot fail
-		}
 		vs := skipWS(obj, skipWS(obj, ke)+1) // past the ':'
 		ve := skipVal(obj, vs)
-		fn(k, obj[vs:ve])
+		fn(stringOf(obj[i:ke]), obj[vs:ve])
 		i = skipWS(obj, ve)
 		if i < len(obj) && obj[i] == ',' {
 			i = skipWS(obj, i+1)
