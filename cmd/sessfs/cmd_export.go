@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -301,23 +299,18 @@ func matchImported(s *backing.Session, data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var origin struct {
-		Bytes  *int   `json:"bytes"`
-		SHA256 string `json:"sha256"`
-	}
-	json.Unmarshal(m.Extra["source"], &origin)
-	if origin.Bytes == nil {
+	o, _ := originOf(m)
+	if o.Bytes == nil {
 		return data, nil // imported before the hash was recorded
 	}
 	for _, d := range [][]byte{data, data[:len(data)-1]} {
-		sum := sha256.Sum256(d)
-		if len(d) == *origin.Bytes && hex.EncodeToString(sum[:]) == origin.SHA256 {
+		if o.holds(d) {
 			return d, nil
 		}
 	}
 	return nil, fmt.Errorf("the stored lines do not give back the source byte for byte "+
 		"(%d bytes, the source had %d: a stored line was changed, or the source had lines of only spaces)",
-		len(data), *origin.Bytes)
+		len(data), *o.Bytes)
 }
 
 // writeFile writes path whole or not at all, through a temp file beside

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -182,17 +180,10 @@ func (r *importRun) file(path string, want importer.Format) (string, bool, error
 func (r *importRun) newSession(k sourceKey, src *importer.Session, data []byte, path string) (*backing.Session, backing.Meta, error) {
 	// Where the session came from, and what the source says of itself
 	// beyond the fields meta.json has, under one key.
-	origin := map[string]any{"format": k.format, "id": src.SourceID, "path": path}
-	if k.subagent != "" {
-		origin["subagent"] = k.subagent
-	}
-	for key, v := range src.Extra {
-		origin[key] = v
-	}
-	for key, v := range imported(data) {
-		origin[key] = v
-	}
-	raw, err := json.Marshal(origin)
+	o := origin{Format: k.format, ID: src.SourceID, Path: path, Subagent: k.subagent}
+	o.set(src.Extra)
+	o.imported(data)
+	raw, err := json.Marshal(o)
 	if err != nil {
 		return nil, backing.Meta{}, err
 	}
@@ -231,16 +222,8 @@ func (r *importRun) sourceFormat(data []byte, want importer.Format) (importer.Fo
 // upToDate says whether the session of meta.json m holds all of data: an import of exactly these
 // bytes finished (meta.json says so once every line is stored).
 func upToDate(m backing.Meta, data []byte) bool {
-	var origin struct {
-		Bytes    *int   `json:"bytes"`
-		SHA256   string `json:"sha256"`
-		Complete bool   `json:"complete"`
-	}
-	if json.Unmarshal(m.Extra["source"], &origin) != nil || !origin.Complete || origin.Bytes == nil || *origin.Bytes != len(data) {
-		return false
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]) == origin.SHA256
+	o, ok := originOf(m)
+	return ok && o.Complete && o.holds(data)
 }
 
 // completeLines drops a last line that is not complete JSON: an agent in
@@ -272,17 +255,12 @@ var errRewritten = errors.New("the source changed since it was imported (it did 
 // session to the trash: an import finds a session by its source's id,
 // whatever it is called, so renaming it would not help.
 func (r *importRun) sameSource(m backing.Meta, data []byte) error {
-	var origin struct {
-		Bytes  *int   `json:"bytes"`
-		SHA256 string `json:"sha256"`
-	}
-	json.Unmarshal(m.Extra["source"], &origin)
-	if origin.Bytes == nil {
+	o, _ := originOf(m)
+	if o.Bytes == nil {
 		return fmt.Errorf("session %q was imported by an earlier sessfs, which kept no record to grow it by: "+
 			"remove it (sessfs rm%s %s) and import again", m.Name, r.storeArg, shellQuote(m.Name))
 	}
-	sum := sha256.Sum256(data[:min(*origin.Bytes, len(data))])
-	if *origin.Bytes > len(data) || hex.EncodeToString(sum[:]) != origin.SHA256 {
+	if *o.Bytes > len(data) || !o.holds(data[:*o.Bytes]) {
 		return fmt.Errorf("%w: to import it afresh, move session %q to the trash first (sessfs rm%s %s)",
 			errRewritten, m.Name, r.storeArg, shellQuote(m.Name))
 	}
@@ -295,15 +273,10 @@ func recordImported(s *backing.Session, data []byte) error {
 	if err != nil {
 		return err
 	}
-	var rec map[string]any
-	if err := json.Unmarshal(m.Extra["source"], &rec); err != nil || rec == nil {
-		rec = map[string]any{}
-	}
-	for k, v := range imported(data) {
-		rec[k] = v
-	}
-	rec["complete"] = true
-	raw, err := json.Marshal(rec)
+	o, _ := originOf(m)
+	o.imported(data)
+	o.Complete = true
+	raw, err := json.Marshal(o)
 	if err != nil {
 		return err
 	}
@@ -442,14 +415,6 @@ func lastTS(lines [][]byte) time.Time {
 		}
 	}
 	return last
-}
-
-// imported is what meta.json's "source" records of the bytes imported: a
-// re-import checks the source still starts with them (it only grew), and
-// an export of the original checks it gives them back.
-func imported(data []byte) map[string]any {
-	sum := sha256.Sum256(data)
-	return map[string]any{"bytes": len(data), "sha256": hex.EncodeToString(sum[:])}
 }
 
 // progress shows "importing 12/300 name" on a terminal, on one line of

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"path/filepath"
 
 	"github.com/sessfs/sessfs/backing"
@@ -54,23 +53,6 @@ type indexed struct {
 	forked string // the source's forked_from_id, for linkForks
 }
 
-// origin is what meta.json's "source" says of where a session came from.
-type origin struct {
-	Format   importer.Format `json:"format"`
-	ID       string          `json:"id"`
-	Path     string          `json:"path"`
-	Subagent string          `json:"subagent"`
-	Forked   string          `json:"forked_from_id"`
-}
-
-func (o origin) key() sourceKey {
-	k := sourceKey{format: o.Format, id: o.ID, subagent: o.Subagent}
-	if o.ID == "" {
-		k.file = filepath.Base(o.Path)
-	}
-	return k
-}
-
 // load reads the source of every active and archived session once. A
 // session in the trash is not found: importing its source again makes a
 // new one, and the one in the trash stays as it was.
@@ -105,8 +87,8 @@ func (r *importRun) load() error {
 // two sessions of one source (a copy restored from the trash), the first
 // one stays.
 func (r *importRun) add(id string, m backing.Meta) {
-	var o origin
-	if json.Unmarshal(m.Extra["source"], &o) != nil || o.Format == "" {
+	o, ok := originOf(m)
+	if !ok || o.Format == "" {
 		return
 	}
 	if k := o.key(); r.index[k] == nil {
