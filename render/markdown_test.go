@@ -130,6 +130,11 @@ func TestMarkdown(t *testing.T) {
 			want: md("**assistant**\n\n**tool call** ´f´ · ´c´\n\n´´´\n[REDACTED len=3]\n´´´\n\n"),
 		},
 		{
+			name: "function_call with arguments that only start like an object",
+			raw:  `{"role":"assistant","content":[{"type":"function_call","name":"f","call_id":"c","arguments":"{\"a\":1}{\"b\":"}]}`,
+			want: md("**assistant**\n\n**tool call** ´f´ · ´c´\n\n´´´\n{\"a\":1}{\"b\":\n´´´\n\n"),
+		},
+		{
 			name: "tool_result string, only results labels the message",
 			raw:  `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt\nb.txt\n"}],"ts":"2026-01-01T00:00:00Z"}`,
 			want: md("**tool result** · 2026-01-01 00:00:00 UTC\n\n**result** · ´toolu_1´\n\n´´´\na.txt\nb.txt\n´´´\n\n"),

@@ -199,21 +199,31 @@ func (w *walk) reasoning(b object) string {
 // when not (a Codex custom tool's input, such as a patch).
 func (w *walk) toolCall(name, id string, input json.RawMessage) string {
 	name, id = w.label(name), w.label(id)
+	var in object
 	if s, ok := asString(input); ok {
-		if k := kind([]byte(s)); (k == '{' || k == '[') && json.Valid([]byte(s)) {
-			input = json.RawMessage(s)
-		} else {
+		raw := []byte(s)
+		switch kind(raw) {
+		case '{': // parseObject accepts what json.Valid does (FuzzScanObject)
+			in, ok = parseObject(raw)
+		case '[':
+			ok = json.Valid(raw)
+		default:
+			ok = false
+		}
+		if !ok {
 			rendered := ""
 			if s != "" {
 				rendered = w.code(s)
 			}
 			return w.st.toolCall(name, id, keyArg(name, nil, s), rendered)
 		}
+		input = raw
+	} else {
+		if k := kind(input); k == 0 || k == 'n' {
+			return w.st.toolCall(name, id, "", "")
+		}
+		in, _ = parseObject(input)
 	}
-	if k := kind(input); k == 0 || k == 'n' {
-		return w.st.toolCall(name, id, "", "")
-	}
-	in, _ := parseObject(input)
 	if list, ok := todoList(name, in); ok && w.fits(list) {
 		explanation, _ := in.str("explanation") // update_plan's
 		return w.st.todoCall(name, id, w.text(explanation), list)
