@@ -37,17 +37,19 @@ func (s *Session) logFile(id string) string    { return s.path("logs", id+".json
 
 // Branch finds a branch by name; "" means the default branch.
 func (s *Session) Branch(name string) (Branch, error) {
-	list, err := s.Branches()
+	c, err := s.branchList()
 	if err != nil {
 		return Branch{}, err
 	}
-	for _, b := range list {
+	for _, b := range c.list {
 		if (name == "" && b.IsDefault()) || (name != "" && b.Name == name) {
 			return b, nil
 		}
 	}
-	if bad := s.badBranch(func(b BadBranch) bool { return name != "" && b.Name == name }); bad != nil {
-		return Branch{}, sentencef(ErrNotFound, "branch %q cannot be used: %v", name, bad.Err)
+	for _, bad := range c.bad {
+		if name != "" && bad.Name == name {
+			return Branch{}, sentencef(ErrNotFound, "branch %q cannot be used: %v", name, bad.Err)
+		}
 	}
 	if name == "" {
 		return Branch{}, fmt.Errorf("session %s has no default branch: %w", s.id, ErrNotFound)
@@ -57,17 +59,19 @@ func (s *Session) Branch(name string) (Branch, error) {
 
 // BranchByID finds a branch by its id.
 func (s *Session) BranchByID(id string) (Branch, error) {
-	list, err := s.Branches()
+	c, err := s.branchList()
 	if err != nil {
 		return Branch{}, err
 	}
-	for _, b := range list {
+	for _, b := range c.list {
 		if b.ID == id {
 			return b, nil
 		}
 	}
-	if bad := s.badBranch(func(b BadBranch) bool { return b.ID == id }); bad != nil {
-		return Branch{}, sentencef(ErrNotFound, "branch id %s cannot be used: %v", id, bad.Err)
+	for _, bad := range c.bad {
+		if bad.ID == id {
+			return Branch{}, sentencef(ErrNotFound, "branch id %s cannot be used: %v", id, bad.Err)
+		}
 	}
 	return Branch{}, fmt.Errorf("branch id %s: %w", id, ErrNotFound)
 }

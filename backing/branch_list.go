@@ -55,17 +55,6 @@ func (s *Session) BadBranches() ([]BadBranch, error) {
 	return c.bad, err
 }
 
-// badBranch finds a left-out branch.
-func (s *Session) badBranch(match func(BadBranch) bool) *BadBranch {
-	c, _ := s.branchList()
-	for i := range c.bad {
-		if match(c.bad[i]) {
-			return &c.bad[i]
-		}
-	}
-	return nil
-}
-
 func (s *Session) branchList() (branchCache, error) {
 	// Lstat: the folder's mtime only says whether to read it again, and
 	// the read refuses a link.
