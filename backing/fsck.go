@@ -126,7 +126,7 @@ func (st *Store) Fsck(repair bool) (FsckReport, error) {
 
 // linkProblem describes a symbolic link sessfs did not make.
 func linkProblem(p string) string {
-	target, _ := os.Readlink(p)
+	target, _ := readlink(p)
 	return fmt.Sprintf("a symbolic link (to %q) that sessfs did not make and never follows; a human must put what it points to in its place, or remove it", target)
 }
 
