@@ -125,28 +125,37 @@ func (st *Store) Create(name string, m Meta) (*Session, Meta, error) {
 	if err := st.nameFree(name); err != nil {
 		return nil, m, err
 	}
-	tmp, dir, link := st.path("sessions", tmpPrefix+m.ID), st.sessionDir(m.ID), st.path("names", name)
-	err = makeSession(tmp, m, main)
-	if err == nil {
-		err = rename(tmp, dir, unix.RENAME_NOREPLACE)
-	}
-	if err != nil {
+	tmp, dir := st.path("sessions", tmpPrefix+m.ID), st.sessionDir(m.ID)
+	if err := makeSession(tmp, m, main); err != nil {
 		removeAll(tmp) // nothing in it was ever acknowledged
 		return nil, m, err
 	}
-	err = syncDir(st.path("sessions"))
-	if err == nil {
-		if err = symlink(linkTarget(m.ID), link); err == nil {
-			if err = syncDir(st.path("names")); err != nil {
-				remove(link)
-			}
-		}
+	if err := rename(tmp, dir, unix.RENAME_NOREPLACE); err != nil {
+		removeAll(tmp)
+		return nil, m, err
 	}
-	if err != nil {
-		removeAll(dir)
+	if err := st.linkNew(m.ID, name); err != nil {
+		removeAll(dir) // no name ever led to it
 		return nil, m, err
 	}
 	return st.handle(m.ID), m, nil
+}
+
+// linkNew makes a new session folder, just renamed into place, durable
+// and gives it its name; if the name cannot be made durable, it goes.
+func (st *Store) linkNew(id, name string) error {
+	if err := syncDir(st.path("sessions")); err != nil {
+		return err
+	}
+	link := st.path("names", name)
+	if err := symlink(linkTarget(id), link); err != nil {
+		return err
+	}
+	if err := syncDir(st.path("names")); err != nil {
+		remove(link)
+		return err
+	}
+	return nil
 }
 
 // makeSession writes a new session's folder at dir: its lock, meta.json
