@@ -22,6 +22,7 @@ type pending struct {
 	lines  [][]byte
 	kinds  []lineKind
 	ids    []string // the ids the writer gave ("" for others); nil if none
+	dup    []bool   // set under the lock: dup[i] marks a retry (see retried); nil if none
 	done   chan error
 }
 
@@ -147,8 +148,7 @@ func (s *Session) writeBranch(id string, group []*pending) error {
 		return err
 	}
 	defer f.Close()
-	dup, err := s.retried(id, group)
-	if err != nil {
+	if err := s.retried(id, group); err != nil {
 		return err
 	}
 	var buf []byte
@@ -156,7 +156,7 @@ func (s *Session) writeBranch(id string, group []*pending) error {
 	var kinds []lineKind
 	for _, p := range group {
 		for i, l := range p.lines {
-			if dup[p] != nil && dup[p][i] {
+			if p.dup != nil && p.dup[i] {
 				continue
 			}
 			buf = append(buf, l...)

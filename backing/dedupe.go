@@ -108,24 +108,25 @@ func (x *logIndex) hasID(id string, end int64) (bool, error) {
 	return found, err
 }
 
-// retried marks the messages of group, appends to one branch, whose id is
-// already in the branch or earlier in group: nil when no message of group
-// has an id of its writer's. The caller holds the session lock.
-func (s *Session) retried(branchID string, group []*pending) (map[*pending][]bool, error) {
+// retried marks (in p.dup) the messages of group, appends to one branch,
+// whose id is already in the branch or earlier in group; it reads nothing
+// when no message of group has an id of its writer's. The caller holds
+// the session lock.
+func (s *Session) retried(branchID string, group []*pending) error {
 	given := false
 	for _, p := range group {
 		given = given || p.ids != nil
 	}
 	if !given {
-		return nil, nil
+		return nil
 	}
 	b, err := s.BranchByID(branchID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	chain, err := s.ancestry(b)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, l := range chain {
 		x := s.logIndex(l.id)
@@ -136,10 +137,9 @@ func (s *Session) retried(branchID string, group []*pending) (map[*pending][]boo
 		}
 		x.mu.Unlock()
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	dup := map[*pending][]bool{}
 	seen := map[string]bool{}
 	for _, p := range group {
 		for i, id := range p.ids {
@@ -156,17 +156,17 @@ func (s *Session) retried(branchID string, group []*pending) (map[*pending][]boo
 				found, err = x.hasID(id, l.end)
 				x.mu.Unlock()
 				if err != nil {
-					return nil, err
+					return err
 				}
 			}
 			if found {
-				if dup[p] == nil {
-					dup[p] = make([]bool, len(p.lines))
+				if p.dup == nil {
+					p.dup = make([]bool, len(p.lines))
 				}
-				dup[p][i] = true
+				p.dup[i] = true
 			}
 			seen[id] = true
 		}
 	}
-	return dup, nil
+	return nil
 }
