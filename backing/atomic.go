@@ -23,13 +23,7 @@ const (
 // writeFileAtomic replaces a store file with data (see WriteFileAtomic),
 // its folder reached without following a link.
 func writeFileAtomic(path string, data []byte) error {
-	dir, name := filepath.Split(path)
-	fd, err := openat2(dir, os.O_RDONLY|unix.O_DIRECTORY, 0)
-	if err != nil {
-		return pathError("open", dir, err)
-	}
-	defer unix.Close(fd)
-	return replaceAt(fd, dir, name, fileMode, func(w io.Writer) error {
+	return replaceFile(path, fileMode, true, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
@@ -40,13 +34,27 @@ func writeFileAtomic(path string, data []byte) error {
 // fsync, rename over, fsync the directory. If write fails, path is left as
 // it was. The command line writes its exports so, to the user's path.
 func WriteFileAtomic(path string, mode os.FileMode, write func(io.Writer) error) error {
+	return replaceFile(path, mode, false, write)
+}
+
+// replaceFile opens path's folder and replaces path in it (replaceAt). A
+// folder of the store (inStore) is reached without following a link; a
+// user's is opened as the user gave it.
+func replaceFile(path string, mode os.FileMode, inStore bool, write func(io.Writer) error) error {
 	dir, name := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	fd, err := unix.Open(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return &os.PathError{Op: "open", Path: dir, Err: err}
+	var fd int
+	var err error
+	if inStore {
+		if fd, err = openat2(dir, os.O_RDONLY|unix.O_DIRECTORY, 0); err != nil {
+			return pathError("open", dir, err)
+		}
+	} else {
+		if fd, err = unix.Open(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
+			return &os.PathError{Op: "open", Path: dir, Err: err}
+		}
 	}
 	defer unix.Close(fd)
 	return replaceAt(fd, dir, name, mode, write)
