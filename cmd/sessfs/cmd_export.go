@@ -327,10 +327,11 @@ func writeFile(path string, write func(io.Writer) error) error {
 	}
 	var werr error // the export's own error, which names what it is about
 	err := backing.WriteFileAtomic(path, exportMode(path), func(w io.Writer) error {
-		werr = write(w)
+		werr = write(fileWriter{w})
 		return werr
 	})
-	if err == nil || err == werr {
+	var fe fileError
+	if err == nil || (err == werr && !errors.As(err, &fe)) {
 		return err
 	}
 	var pe *fs.PathError
@@ -345,6 +346,25 @@ func writeFile(path string, write func(io.Writer) error) error {
 	// store, which errorMessage would say.
 	return fmt.Errorf("cannot write %s: %v", path, err)
 }
+
+// fileWriter marks the errors of writes to the temp file as fileErrors,
+// which writeFile reports as errors writing the user's path: a full disk
+// said "write /…/.tmp-out.json-312…: no space left on device".
+type fileWriter struct{ w io.Writer }
+
+func (f fileWriter) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil {
+		err = fileError{err}
+	}
+	return n, err
+}
+
+// fileError is an error of writing the temp file.
+type fileError struct{ err error }
+
+func (e fileError) Error() string { return e.err.Error() }
+func (e fileError) Unwrap() error { return e.err }
 
 // exportMode is the mode of an exported file: an existing file's own, else
 // what the umask leaves of 0666, as for any file a program creates (a

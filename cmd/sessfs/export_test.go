@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -628,6 +629,29 @@ func TestExportToMissingFolder(t *testing.T) {
 	s.fails(1, dir+" is a folder: name a file to write", "", "export", "-o", dir, "s")
 	if r := s.run("export", "-o", filepath.Join(missing, "out.md"), "s"); strings.Contains(r.stderr, ".tmp") {
 		t.Errorf("the error names a temp file: %v", r)
+	}
+}
+
+// export -o onto a full disk fails naming the user's path and the plain
+// error, and leaves nothing behind. Before, the error named the temp file
+// ("write /…/.tmp-out.json-312…: no space left on device").
+func TestExportToFullDisk(t *testing.T) {
+	needMount(t)
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k"); err != nil {
+		t.Fatalf("mount a 64 KiB tmpfs: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	s := newStore(t)
+	s.ok("new", "s")
+	s.okStdin(strings.Repeat("a long message ", 10000), "append", "s", "-") // 150 KB
+	out := filepath.Join(dir, "out.json")
+	s.fails(1, "sessfs export: cannot write "+out+": no space left on device", "", "export", "--format", "json", "-o", out, "s")
+	if r := s.run("export", "--format", "json", "-o", out, "s"); strings.Contains(r.stderr, ".tmp") {
+		t.Errorf("the error names a temp file: %v", r)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the failed export left %v", left)
 	}
 }
 
