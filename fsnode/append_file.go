@@ -26,7 +26,7 @@ var (
 func (n *appendFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	v, err := n.ref.view()
 	if err != nil {
-		return toErrno(err)
+		return n.fsys.toErrno(err)
 	}
 	n.fsys.attr(&out.Attr, syscall.S_IFREG|0o200, 0, v.ModTime())
 	return 0

@@ -86,7 +86,7 @@ func (h *appendHandle) write(data []byte) (uint32, syscall.Errno) {
 		switch {
 		case i < 0: // only blanks so far: keep them (text keeps them), decide later
 			if err := h.pending.append(data); err != nil {
-				return 0, toErrno(err)
+				return 0, h.fsys.toErrno(err)
 			}
 			return n, 0
 		case data[i] == '{':
@@ -103,7 +103,7 @@ func (h *appendHandle) write(data []byte) (uint32, syscall.Errno) {
 		err = h.writeJSON(data)
 	}
 	if err != nil {
-		return 0, toErrno(err)
+		return 0, h.fsys.toErrno(err)
 	}
 	return n, 0
 }
@@ -221,7 +221,7 @@ func (h *appendHandle) Flush(ctx context.Context) syscall.Errno {
 	h.mu.Lock()
 	err := h.commit()
 	h.unlock()
-	return toErrno(err)
+	return h.fsys.toErrno(err)
 }
 
 // Fsync commits nothing: every line a write completed is durable when the

@@ -34,7 +34,7 @@ func (n *archiveDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.At
 func (n *archiveDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	names, err := n.fsys.st.ArchivedNames()
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	return fs.NewListDirStream(n.fsys.sessionEntries(names, backing.StateArchived)), 0
 }
@@ -42,7 +42,7 @@ func (n *archiveDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 func (n *archiveDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	s, state, err := n.fsys.st.Lookup(name)
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	if state != backing.StateArchived {
 		return nil, syscall.ENOENT
@@ -58,7 +58,7 @@ func (n *archiveDir) Rename(ctx context.Context, name string, newParent fs.Inode
 	if _, ok := newParent.(*Root); !ok || newName != name || flags&fs.RENAME_EXCHANGE != 0 {
 		return syscall.EPERM
 	}
-	return toErrno(n.fsys.st.Unarchive(name))
+	return n.fsys.toErrno(n.fsys.st.Unarchive(name))
 }
 
 func (n *archiveDir) Rmdir(ctx context.Context, name string) syscall.Errno {
@@ -68,5 +68,5 @@ func (n *archiveDir) Rmdir(ctx context.Context, name string) syscall.Errno {
 	if _, state, err := n.fsys.st.Lookup(name); err != nil || state != backing.StateArchived {
 		return syscall.ENOENT
 	}
-	return toErrno(n.fsys.st.Trash(name))
+	return n.fsys.toErrno(n.fsys.st.Trash(name))
 }

@@ -25,7 +25,7 @@ var (
 func (n *branchDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	v, err := n.ref.view()
 	if err != nil {
-		return toErrno(err)
+		return n.fsys.toErrno(err)
 	}
 	n.fsys.dirAttr(out, v.ModTime())
 	return 0

@@ -31,7 +31,7 @@ var (
 func (n *branchesDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	t, err := n.s.LastAppend()
 	if err != nil {
-		return toErrno(err)
+		return n.fsys.toErrno(err)
 	}
 	n.fsys.dirAttr(out, t)
 	return 0
@@ -40,7 +40,7 @@ func (n *branchesDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.A
 func (n *branchesDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	list, err := n.s.Branches()
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	n.fsys.reportBadBranches(n.s)
 	out := make([]fuse.DirEntry, len(list))
@@ -58,7 +58,7 @@ func (n *branchesDir) node(ctx context.Context, b backing.Branch, out *fuse.Entr
 func (n *branchesDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	b, err := n.s.Branch(name)
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	return n.node(ctx, b, out)
 }
@@ -69,7 +69,7 @@ func (n *branchesDir) Mkdir(ctx context.Context, name string, mode uint32, out *
 	}
 	b, err := n.s.Fork("", backing.Head, name)
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	return n.node(ctx, b, out)
 }
@@ -78,7 +78,7 @@ func (n *branchesDir) Rmdir(ctx context.Context, name string) syscall.Errno {
 	if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 		return errno
 	}
-	return toErrno(n.s.DeleteBranch(name))
+	return n.fsys.toErrno(n.s.DeleteBranch(name))
 }
 
 // Rename renames a branch within this folder. Branches do not move between
@@ -94,5 +94,5 @@ func (n *branchesDir) Rename(ctx context.Context, name string, newParent fs.Inod
 	if flags&fs.RENAME_EXCHANGE != 0 {
 		return syscall.EINVAL
 	}
-	return toErrno(n.s.RenameBranch(name, newName))
+	return n.fsys.toErrno(n.s.RenameBranch(name, newName))
 }

@@ -10,9 +10,12 @@ import (
 )
 
 // toErrno maps a store error to the errno a shell prints sensibly. It is
-// the only place that does: nodes return toErrno(err) and nothing else.
-// EIO means a real I/O failure and is logged, so it can be found.
-func toErrno(err error) syscall.Errno {
+// the only place that does: nodes return n.fsys.toErrno(err) and nothing
+// else. EIO means a real I/O failure and is logged, so it can be found.
+// ELOOP, a symbolic link the store found where it keeps a file, is damage
+// a person must look at: logged once a mount for each such error, not at
+// every request that meets it.
+func (f *FS) toErrno(err error) syscall.Errno {
 	var errno syscall.Errno
 	switch {
 	case err == nil:
@@ -35,7 +38,9 @@ func toErrno(err error) syscall.Errno {
 		return syscall.EROFS
 	case errors.Is(err, backing.ErrSymlink):
 		// Damage a person must look at, not an I/O failure: say where.
-		log.Printf("sessfs: %v", err)
+		if f.firstReport("symlink: " + err.Error()) {
+			log.Printf("sessfs: %v", err)
+		}
 		return syscall.ELOOP
 	case errors.Is(err, fs.ErrPermission):
 		return syscall.EACCES

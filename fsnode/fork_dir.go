@@ -29,7 +29,7 @@ var (
 func (n *forkDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	v, err := n.ref.view()
 	if err != nil {
-		return toErrno(err)
+		return n.fsys.toErrno(err)
 	}
 	n.fsys.dirAttr(out, turnTime(v, n.turn))
 	return 0
@@ -49,14 +49,14 @@ func (n *forkDir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse
 	}
 	v, err := n.ref.view()
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	_, end, err := v.TurnRange(n.turn)
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	if _, err := n.ref.s.Fork(v.Branch().Name, end, name); err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	// mkdir must answer with an inode; this one is not kept: its entry is
 	// not cached (zero timeouts), so the next lookup asks, and hears ENOENT.

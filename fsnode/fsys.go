@@ -45,7 +45,7 @@ type FS struct {
 	live         map[string]map[*renderedFile]struct{} // by branch key: see live.go
 	liveSessions map[string]int                        // by session id: how many renderings it has in live
 	scratch      map[string]*scratchSet                // by session id
-	reported     map[string]bool                       // damaged lines already logged
+	reported     map[string]bool                       // damage already logged: see firstReport
 }
 
 // New makes the root of a mount of st.
@@ -170,7 +170,7 @@ func (f *FS) changeable(ctx context.Context, s *backing.Session) syscall.Errno {
 func (f *FS) statfs(out *fuse.StatfsOut) syscall.Errno {
 	var s syscall.Statfs_t
 	if err := syscall.Statfs(f.st.Root(), &s); err != nil {
-		return toErrno(err)
+		return f.toErrno(err)
 	}
 	out.FromStatfsT(&s)
 	out.NameLen = backing.MaxNameLen
@@ -186,19 +186,10 @@ func isWrite(flags uint32) bool {
 // messages: the mount serves the rest, and the log says what it skipped
 // and that fsck can tell more.
 func (f *FS) reportDamage(v *backing.View) {
-	probs := v.Problems()
-	if len(probs) == 0 {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, p := range probs {
-		key := fmt.Sprintf("%s@%d", p.Log, p.Offset)
-		if f.reported[key] {
-			continue
+	for _, p := range v.Problems() {
+		if f.firstReport(fmt.Sprintf("%s@%d", p.Log, p.Offset)) {
+			log.Printf("sessfs: %s: line %d skipped, not a message: %v (see sessfs fsck)", p.Log, p.Line, p.Err)
 		}
-		f.reported[key] = true
-		log.Printf("sessfs: %s: line %d skipped, not a message: %v (see sessfs fsck)", p.Log, p.Line, p.Err)
 	}
 }
 
@@ -207,19 +198,25 @@ func (f *FS) reportDamage(v *backing.View) {
 // and the log says why one is missing.
 func (f *FS) reportBadBranches(s *backing.Session) {
 	bad, _ := s.BadBranches()
-	if len(bad) == 0 {
-		return
+	for _, b := range bad {
+		if f.firstReport(s.ID() + "/branch/" + b.ID) {
+			log.Printf("sessfs: session %s: branch file %s.json left out: %v (see sessfs fsck)", s.ID(), b.ID, b.Err)
+		}
 	}
+}
+
+// firstReport reports whether key, a piece of damage (a line that is no
+// message, a branch file left out, a symbolic link refused), is logged
+// for the first time on this mount, and marks it logged: the log says
+// each once, however many requests meet it.
+func (f *FS) firstReport(key string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, b := range bad {
-		key := s.ID() + "/branch/" + b.ID
-		if f.reported[key] {
-			continue
-		}
-		f.reported[key] = true
-		log.Printf("sessfs: session %s: branch file %s.json left out: %v (see sessfs fsck)", s.ID(), b.ID, b.Err)
+	if f.reported[key] {
+		return false
 	}
+	f.reported[key] = true
+	return true
 }
 
 // Held reports what the mount holds in memory for what it has shown: the

@@ -60,7 +60,7 @@ func (n *infoFile) doc() ([]byte, time.Time, error) {
 func (n *infoFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	doc, mtime, err := n.doc()
 	if err != nil {
-		return toErrno(err)
+		return n.fsys.toErrno(err)
 	}
 	n.fsys.attr(&out.Attr, fileMode|0o444, int64(len(doc)), mtime)
 	return 0
@@ -76,7 +76,7 @@ func (n *infoFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 func (n *infoFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	doc, _, err := n.doc()
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	return fuse.ReadResultData(slice(doc, off, len(dest))), 0
 }

@@ -97,11 +97,11 @@ func (n *metaFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Attr
 	}
 	doc, mode, err := n.doc()
 	if err != nil {
-		return toErrno(err)
+		return n.fsys.toErrno(err)
 	}
 	fi, err := n.s.MetaModTime()
 	if err != nil {
-		return toErrno(err)
+		return n.fsys.toErrno(err)
 	}
 	n.fsys.attr(&out.Attr, syscall.S_IFREG|mode, int64(len(doc)), fi.ModTime())
 	return 0
@@ -118,13 +118,13 @@ func (n *metaFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	}
 	doc, mode, err := n.doc()
 	if err != nil {
-		return nil, 0, toErrno(err)
+		return nil, 0, n.fsys.toErrno(err)
 	}
 	h := newMetaHandle(n, mode)
 	if flags&syscall.O_TRUNC != 0 {
 		h.dirty = true
 	} else if err := h.buf.set(doc); err != nil {
-		return nil, 0, toErrno(err)
+		return nil, 0, n.fsys.toErrno(err)
 	}
 	if isWrite(flags) {
 		caller, _ := fuse.FromContext(ctx)
@@ -167,7 +167,7 @@ func (n *metaFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 	}
 	doc, _, err := n.doc()
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	return fuse.ReadResultData(slice(doc, off, len(dest))), 0
 }
@@ -196,7 +196,7 @@ func (n *metaFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAt
 		// size it can set without breaking the document is its own.
 		doc, _, err := n.doc()
 		if err != nil {
-			return toErrno(err)
+			return n.fsys.toErrno(err)
 		}
 		if sz != uint64(len(doc)) {
 			return syscall.EINVAL

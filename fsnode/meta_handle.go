@@ -59,7 +59,7 @@ func (h *metaHandle) Write(ctx context.Context, data []byte, off int64) (uint32,
 	was := h.buf.save(off, len(data))
 	if err := h.buf.writeAt(data, off); err != nil {
 		h.failed = err
-		return 0, toErrno(err)
+		return 0, h.node.fsys.toErrno(err)
 	}
 	if errno := h.check(was); errno != 0 {
 		return 0, errno
@@ -76,7 +76,7 @@ func (h *metaHandle) check(was saved) syscall.Errno {
 	}
 	if err := checkMeta(h.node.s, h.buf.data); err != nil {
 		h.buf.restore(was)
-		return toErrno(err)
+		return h.node.fsys.toErrno(err)
 	}
 	return 0
 }
@@ -93,7 +93,7 @@ func (h *metaHandle) truncate(size int64) syscall.Errno {
 	was := h.buf.save(size, -1)
 	if err := h.buf.truncate(size); err != nil {
 		h.failed = err
-		return toErrno(err)
+		return h.node.fsys.toErrno(err)
 	}
 	if size == 0 {
 		h.failed = nil // the writer starts over
@@ -120,14 +120,14 @@ func (h *metaHandle) Flush(ctx context.Context) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.failed != nil {
-		return toErrno(h.failed)
+		return h.node.fsys.toErrno(h.failed)
 	}
 	if !h.dirty {
 		return 0
 	}
 	h.dirty = false
 	if err := editMeta(h.node.s, h.buf.data); err != nil {
-		return toErrno(err)
+		return h.node.fsys.toErrno(err)
 	}
 	// Later reads through this handle show what was stored.
 	if doc, _, err := h.node.doc(); err == nil {

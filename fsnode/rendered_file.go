@@ -121,7 +121,7 @@ func (n *renderedFile) sizeCache(k sizeKey) *sizeCache {
 func (n *renderedFile) attr(out *fuse.AttrOut) syscall.Errno {
 	sp, err := n.span(true)
 	if err != nil {
-		return toErrno(err)
+		return n.fsys.toErrno(err)
 	}
 	mtime := sp.v.ModTime()
 	if n.turn > 0 {
@@ -217,7 +217,7 @@ func (n *renderedFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, u
 	}
 	sp, err := n.span(true)
 	if err != nil {
-		return nil, 0, toErrno(err)
+		return nil, 0, n.fsys.toErrno(err)
 	}
 	return &renderedHandle{sp: sp}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 }
@@ -235,7 +235,7 @@ func (n *renderedFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, 
 	} else {
 		var err error
 		if sp, err = n.span(false); err != nil {
-			return nil, toErrno(err)
+			return nil, n.fsys.toErrno(err)
 		}
 	}
 	// The file is head, pieces, tail: serve each part the range covers.
@@ -251,7 +251,7 @@ func (n *renderedFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, 
 	if off < pieceEnd && end > int64(len(sp.head)) {
 		var err error
 		if buf, err = n.readPieces(sp, buf, max(off, int64(len(sp.head)))-int64(len(sp.head)), min(end, pieceEnd)-int64(len(sp.head))); err != nil {
-			return nil, toErrno(err)
+			return nil, n.fsys.toErrno(err)
 		}
 	}
 	if end > pieceEnd {

@@ -48,7 +48,7 @@ func (r *Root) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 func (r *Root) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	names, err := r.fsys.st.Names()
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, r.fsys.toErrno(err)
 	}
 	out := []fuse.DirEntry{
 		entry(archiveName, syscall.S_IFDIR, ino(kindArchive)),
@@ -67,7 +67,7 @@ func (r *Root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	default:
 		s, state, err := r.fsys.st.Lookup(name)
 		if err != nil {
-			return nil, toErrno(err)
+			return nil, r.fsys.toErrno(err)
 		}
 		if state != backing.StateActive {
 			return nil, syscall.ENOENT
@@ -86,7 +86,7 @@ func (r *Root) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 	}
 	s, _, err := r.fsys.st.Create(name, backing.Meta{})
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, r.fsys.toErrno(err)
 	}
 	in := r.fsys.sessionNode(ctx, &r.Inode, name, s)
 	return in, lookupAttr(ctx, in, out)
@@ -104,7 +104,7 @@ func (r *Root) Rmdir(ctx context.Context, name string) syscall.Errno {
 	if _, state, err := r.fsys.st.Lookup(name); err != nil || state != backing.StateActive {
 		return syscall.ENOENT
 	}
-	return toErrno(r.fsys.st.Trash(name))
+	return r.fsys.toErrno(r.fsys.st.Trash(name))
 }
 
 // Rename renames a session, never over another; moved into archive/ it
@@ -124,14 +124,14 @@ func (r *Root) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 		if newName == archiveName || newName == trashName {
 			return syscall.EEXIST
 		}
-		return toErrno(r.fsys.st.Rename(name, newName))
+		return r.fsys.toErrno(r.fsys.st.Rename(name, newName))
 	case *archiveDir:
 		if newName != name {
 			return syscall.EINVAL // archive under the same name, then rename
 		}
-		return toErrno(r.fsys.st.Archive(name))
+		return r.fsys.toErrno(r.fsys.st.Archive(name))
 	case *trashDir:
-		return toErrno(r.fsys.st.Trash(name))
+		return r.fsys.toErrno(r.fsys.st.Trash(name))
 	default:
 		return syscall.EPERM
 	}

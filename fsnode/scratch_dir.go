@@ -267,7 +267,7 @@ func (n *sessionDir) Rename(ctx context.Context, name string, newParent fs.Inode
 			return syscall.EPERM
 		}
 		if err := editMeta(n.s, file.content()); err != nil {
-			return toErrno(err)
+			return n.fsys.toErrno(err)
 		}
 		n.temps(false).remove(name)
 		// The kernel now maps meta.json to the scratch inode; make it

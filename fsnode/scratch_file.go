@@ -90,7 +90,7 @@ func (n *scratchFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.Se
 		n.mtime = time.Now()
 		n.mu.Unlock()
 		if err != nil {
-			return toErrno(err)
+			return n.fsys.toErrno(err)
 		}
 	}
 	return n.Getattr(ctx, fh, out)
@@ -122,7 +122,7 @@ func (n *scratchFile) Write(ctx context.Context, fh fs.FileHandle, data []byte, 
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err := n.buf.writeAt(data, off); err != nil {
-		return 0, toErrno(err)
+		return 0, n.fsys.toErrno(err)
 	}
 	n.mtime = time.Now()
 	return uint32(len(data)), 0

@@ -32,7 +32,7 @@ func (n *sessionDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.At
 	// ls -l of 10,000 sessions reads no log.
 	t, err := n.s.LastAppend()
 	if err != nil {
-		return toErrno(err)
+		return n.fsys.toErrno(err)
 	}
 	n.fsys.dirAttr(out, t)
 	return 0

@@ -34,7 +34,7 @@ func (n *trashDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Attr
 func (n *trashDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	ids, err := n.fsys.st.TrashedIDs()
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	var out []fuse.DirEntry
 	for _, id := range ids {
@@ -77,7 +77,7 @@ func (n *trashDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 	}
 	s, err := n.fsys.st.SessionByID(id)
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	in := n.fsys.sessionNode(ctx, &n.Inode, name, s)
 	return in, lookupAttr(ctx, in, out)
@@ -96,5 +96,5 @@ func (n *trashDir) Rename(ctx context.Context, name string, newParent fs.InodeEm
 		return syscall.ENOENT
 	}
 	_, err := n.fsys.st.Restore(id, newName)
-	return toErrno(err)
+	return n.fsys.toErrno(err)
 }

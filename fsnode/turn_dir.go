@@ -32,7 +32,7 @@ var (
 func (n *turnDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	v, err := n.ref.view()
 	if err != nil {
-		return toErrno(err)
+		return n.fsys.toErrno(err)
 	}
 	if n.turn > v.Turns() {
 		return syscall.ENOENT

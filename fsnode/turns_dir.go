@@ -26,7 +26,7 @@ var (
 func (n *turnsDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	v, err := n.ref.view()
 	if err != nil {
-		return toErrno(err)
+		return n.fsys.toErrno(err)
 	}
 	// Not cached: gains a folder with every turn.
 	n.fsys.attr(&out.Attr, dirMode, 0, v.ModTime())
@@ -36,7 +36,7 @@ func (n *turnsDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Attr
 func (n *turnsDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	v, err := n.ref.view()
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	out := make([]fuse.DirEntry, v.Turns())
 	for i := range out {
@@ -53,7 +53,7 @@ func (n *turnsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 	}
 	v, err := n.ref.view()
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, n.fsys.toErrno(err)
 	}
 	if k > v.Turns() {
 		return nil, syscall.ENOENT

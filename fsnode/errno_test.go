@@ -1,0 +1,40 @@
+package fsnode
+
+import (
+	"bytes"
+	"fmt"
+	"log"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// A symbolic link the store refuses is ELOOP at every request, and logged
+// once a mount: a shell loop over a damaged session does not flood the
+// log with one line a request.
+func TestSymlinkErrorLoggedOnce(t *testing.T) {
+	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	defer log.SetOutput(log.Writer())
+	log.SetOutput(&logged)
+	f, other := New(st, Options{}).fsys, New(st, Options{}).fsys
+	a := fmt.Errorf("/store/sessions/a/meta.json: %w", backing.ErrSymlink)
+	b := fmt.Errorf("/store/sessions/b/meta.json: %w", backing.ErrSymlink)
+	for _, c := range []struct {
+		fsys *FS
+		err  error
+	}{{f, a}, {f, a}, {f, b}, {f, a}, {f, b}, {other, a}} {
+		if errno := c.fsys.toErrno(c.err); errno != syscall.ELOOP {
+			t.Errorf("toErrno(%v) = %v, want ELOOP", c.err, errno)
+		}
+	}
+	// Each error once on each mount.
+	if got := strings.Count(logged.String(), "\n"); got != 3 || strings.Count(logged.String(), "/a/") != 2 {
+		t.Errorf("logged:\n%s\nwant a's error once a mount (2 mounts) and b's once", logged.String())
+	}
+}
