@@ -55,8 +55,8 @@ func TestMountRefusesMountedPoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Unmount(tmp, 0) })
-	oneLine(t, cliResult(t, storeB, "", "mount", tmp), tmp+" is already a tmpfs mount")
-	oneLine(t, runCmd(t, "", sessfsBin, "umount", tmp), tmp+" is not a sessfs mount: it is a tmpfs mount")
+	oneLine(t, cliResult(t, storeB, "", "mount", tmp), tmp+" is already a mount of type tmpfs")
+	oneLine(t, runCmd(t, "", sessfsBin, "umount", tmp), tmp+" is not a sessfs mount: it is a mount of type tmpfs")
 	if n := mountCount(tmp); n != 1 {
 		t.Errorf("%d mounts on %s after the refusals, want the tmpfs alone", n, tmp)
 	}

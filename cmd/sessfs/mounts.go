@@ -20,12 +20,12 @@ type mountEntry struct {
 }
 
 // what names the mount for a message: "a sessfs mount of /store" or "a
-// tmpfs mount".
+// mount of type ext4".
 func (e mountEntry) what() string {
 	if e.fstype == sessfsType {
 		return "a sessfs mount of " + e.source
 	}
-	return "a " + e.fstype + " mount"
+	return "a mount of type " + e.fstype
 }
 
 // mountedAt is the topmost mount on dir (an absolute path, symlinks
