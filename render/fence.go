@@ -105,17 +105,24 @@ func plainOrCode(s string) string {
 // parser, and they are rare in transcripts, unlike a reply cut off inside a
 // code block.
 func markdownText(s string) string {
-	s = strings.TrimRight(s, " \t\r\n")
+	s = trimText(s)
 	if s == "" {
 		return ""
 	}
-	// Drop whole blank lines at the start but keep the first line's indent,
-	// which may make it an indented code block.
-	if i := strings.LastIndexAny(s[:len(s)-len(strings.TrimLeft(s, " \t\r\n"))], "\r\n"); i >= 0 {
-		s = s[i+1:]
-	}
 	if closer := openFence(s); closer != "" {
 		s += "\n" + closer
+	}
+	return s
+}
+
+// trimText drops what text written by a user or a model has around it
+// that a piece does not show: trailing white space, and whole blank lines
+// at the start, keeping the first line's indent, which may make it an
+// indented code block. It returns "" for blank text.
+func trimText(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	if i := strings.LastIndexAny(s[:len(s)-len(strings.TrimLeft(s, " \t\r\n"))], "\r\n"); i >= 0 {
+		s = s[i+1:]
 	}
 	return s
 }

@@ -52,3 +52,27 @@ func TestOpenFence(t *testing.T) {
 		}
 	}
 }
+
+// trimText drops trailing white space and whole blank lines at the start,
+// never the first line's indent; Markdown and HTML both trim with it.
+func TestTrimText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{" \t\r\n \n", ""},
+		{"text", "text"},
+		{"\n\n    code\n\n", "    code"},
+		{"  \r\n\t\r\n\tx \r\n", "\tx"},
+		{"a\n\n b \n\t", "a\n\n b"},
+	}
+	for _, tt := range tests {
+		if got := trimText(tt.in); got != tt.want {
+			t.Errorf("trimText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got, want := markdownText(tt.in), tt.want; got != want {
+			t.Errorf("markdownText(%q) = %q, want %q", tt.in, got, want)
+		}
+		if got, want := htmlText(tt.in, false), htmlText(tt.want, false); got != want {
+			t.Errorf("htmlText(%q) = %q, want %q", tt.in, got, want)
+		}
+	}
+}

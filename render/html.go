@@ -399,17 +399,14 @@ func htmlID(id string) string {
 }
 
 // htmlText shows text written by a user or a model, its Markdown rendered
-// (html_markdown.go) when markdown is set. Leading blank lines and trailing
-// white space go; "" for blank text. Text that would cost goldmark too
+// (html_markdown.go) when markdown is set, trimmed as in Markdown
+// (trimText); "" for blank text. Text that would cost goldmark too
 // much (markdownCostly), or whose HTML would be more than
 // maxMarkdownGrowth times its size, is shown as written.
 func htmlText(s string, markdown bool) string {
-	s = strings.TrimRight(s, " \t\r\n")
+	s = trimText(s)
 	if s == "" {
 		return ""
-	}
-	if i := strings.LastIndexAny(s[:len(s)-len(strings.TrimLeft(s, " \t\r\n"))], "\r\n"); i >= 0 {
-		s = s[i+1:]
 	}
 	if markdown && !markdownCostly(s) {
 		if h := markdownHTML(htmlClean(s)); len(h) <= maxMarkdownGrowth*len(s)+1024 {
