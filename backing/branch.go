@@ -48,7 +48,7 @@ func (s *Session) Branch(name string) (Branch, error) {
 	}
 	for _, bad := range c.bad {
 		if name != "" && bad.Name == name {
-			return Branch{}, sentencef(ErrNotFound, "branch %q cannot be used: %v", name, bad.Err)
+			return Branch{}, sentencef(ErrNotFound, "branch %q cannot be used: %s: %v", name, s.branchFile(bad.ID), bad.Err)
 		}
 	}
 	if name == "" {
@@ -70,7 +70,7 @@ func (s *Session) BranchByID(id string) (Branch, error) {
 	}
 	for _, bad := range c.bad {
 		if bad.ID == id {
-			return Branch{}, sentencef(ErrNotFound, "branch id %s cannot be used: %v", id, bad.Err)
+			return Branch{}, sentencef(ErrNotFound, "branch id %s cannot be used: %s: %v", id, s.branchFile(bad.ID), bad.Err)
 		}
 	}
 	return Branch{}, fmt.Errorf("branch id %s: %w", id, ErrNotFound)
@@ -156,7 +156,7 @@ func (s *Session) Fork(from string, at int, name string) (Branch, error) {
 			return b, err
 		}
 		if at < 0 || at > v.Len() {
-			return b, fmt.Errorf("%w: fork point %d: branch %q has %d messages", ErrInvalid, at, src.Name, v.Len())
+			return b, sentencef(ErrInvalid, "fork point %d: branch %q has %s", at, src.Name, plural(v.Len(), "message"))
 		}
 		// Point at the log that holds the last kept message, so the
 		// new branch depends on no more history than it shows.

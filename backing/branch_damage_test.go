@@ -164,3 +164,39 @@ func hasProblemAt(rep FsckReport, file, what string) bool {
 	}
 	return false
 }
+
+// A left-out branch file's error says what is wrong with it, in a
+// sentence that still matches ErrInvalid, and names no file: whoever
+// shows it says which file it is, once. Errors a user sees read as
+// sentences, not as "invalid: …" chains.
+func TestBadBranchErrorsRead(t *testing.T) {
+	st := openStore(t)
+	s := newSession(t, st, "s")
+	appendTurns(t, s, "", "", 1)
+	main, _ := s.Branch("")
+	b := Branch{ID: "01a00000-0000-7000-8000-000000000001", Name: "a/b", Parent: main.ID, Created: time.Now().UTC()}
+	writeBranchFile(t, s, b)
+	kid := Branch{ID: "01a00000-0000-7000-8000-000000000002", Name: "kid", Parent: b.ID, Created: time.Now().UTC()}
+	writeBranchFile(t, s, kid)
+	s2 := reopen(t, st, "s")
+	bad, err := s2.BadBranches()
+	if err != nil || len(bad) != 1 {
+		t.Fatalf("bad branches = %+v, %v", bad, err)
+	}
+	if got, want := bad[0].Err.Error(), `invalid name "a/b": contains '/' or NUL`; got != want || !errors.Is(bad[0].Err, ErrInvalid) {
+		t.Errorf("bad branch error = %q, want %q matching ErrInvalid", got, want)
+	}
+	_, err = s2.View("kid")
+	if err == nil || strings.Count(err.Error(), b.ID+".json") != 1 || strings.Contains(err.Error(), "invalid: ") {
+		t.Errorf("view of its child: %v", err)
+	}
+	v, _ := s2.View("")
+	if _, err := v.AfterVisible(3); err == nil || err.Error() != `fork point 3: branch "main" has 2 messages` || !errors.Is(err, ErrInvalid) {
+		t.Errorf("AfterVisible past the end: %v", err)
+	}
+	file := filepath.Join(s.Dir(), "trash")
+	os.WriteFile(file, nil, 0o600)
+	if err := s2.DeleteBranch("kid"); err == nil || err.Error() != file+" is not a folder" || !errors.Is(err, ErrInvalid) {
+		t.Errorf("a file where the trash folder goes: %v", err)
+	}
+}

@@ -19,7 +19,7 @@ import (
 type BadBranch struct {
 	ID   string // from the file's name
 	Name string // what the file says, when it could be read
-	Err  error
+	Err  error  // what is wrong with the file; it does not name the file
 }
 
 // branchCache holds the branch list until the branches folder changes:
@@ -116,9 +116,9 @@ func (s *Session) readBranches() (list []Branch, bad []BadBranch, err error) {
 	for _, b := range all {
 		switch first, dup := byName[b.Name]; {
 		case b.IsDefault() && root.ID != "":
-			bad = append(bad, BadBranch{ID: b.ID, Name: b.Name, Err: fmt.Errorf("%w: branch file %s: a second default branch (the default is %q, %s)", ErrInvalid, s.branchFile(b.ID), root.Name, root.ID)})
+			bad = append(bad, BadBranch{ID: b.ID, Name: b.Name, Err: sentencef(ErrInvalid, "a second default branch (the default is %q, %s)", root.Name, root.ID)})
 		case dup:
-			bad = append(bad, BadBranch{ID: b.ID, Name: b.Name, Err: fmt.Errorf("%w: branch file %s: a second branch named %q (the first is %s)", ErrInvalid, s.branchFile(b.ID), b.Name, first.ID)})
+			bad = append(bad, BadBranch{ID: b.ID, Name: b.Name, Err: sentencef(ErrInvalid, "a second branch named %q (the first is %s)", b.Name, first.ID)})
 		default:
 			byName[b.Name] = b
 			list = append(list, b)
@@ -140,29 +140,41 @@ func (s *Session) readBranches() (list []Branch, bad []BadBranch, err error) {
 // readBranch reads one branch file and checks it on its own: what it says
 // must be usable as a path element (its id), shown by ls (its name), and
 // resolvable (a parent that is an id, a fork point that is not negative;
-// fsck also checks that it ends a line of the parent's log).
+// fsck also checks that it ends a line of the parent's log). Its errors
+// say what is wrong with the file without naming it: BadBranch keeps the
+// id, and whoever shows the error says which file it is.
 func (s *Session) readBranch(id string) (Branch, error) {
 	var b Branch
-	path := s.branchFile(id)
 	if ValidName(id) != nil {
-		return b, fmt.Errorf("%w: branch file %s: not named for a branch id", ErrInvalid, path)
+		return b, sentencef(ErrInvalid, "not named for a branch id")
 	}
-	data, err := readFile(path)
+	data, err := readFile(s.branchFile(id))
 	if err != nil {
-		return b, err
+		return b, withoutPath(err)
 	}
 	if err := json.Unmarshal(data, &b); err != nil {
-		return Branch{}, fmt.Errorf("%w: branch file %s: %v", ErrInvalid, path, err)
+		return Branch{}, sentencef(ErrInvalid, "not valid JSON: %v", err)
+	}
+	if b.ID != id {
+		return b, sentencef(ErrInvalid, "it holds id %q", b.ID)
+	}
+	if err := ValidName(b.Name); err != nil {
+		return b, sentencef(ErrInvalid, "%v", err)
 	}
 	switch {
-	case b.ID != id:
-		return b, fmt.Errorf("%w: branch file %s holds id %q", ErrInvalid, path, b.ID)
-	case ValidName(b.Name) != nil:
-		return b, fmt.Errorf("%w: branch file %s: name: %v", ErrInvalid, path, ValidName(b.Name))
 	case b.Parent != "" && (ValidName(b.Parent) != nil || b.Parent == b.ID):
-		return b, fmt.Errorf("%w: branch file %s: parent %q is not another branch's id", ErrInvalid, path, b.Parent)
+		return b, sentencef(ErrInvalid, "parent %q is not another branch's id", b.Parent)
 	case b.ParentOffset < 0:
-		return b, fmt.Errorf("%w: branch file %s: fork point %d is negative", ErrInvalid, path, b.ParentOffset)
+		return b, sentencef(ErrInvalid, "fork point %d is negative", b.ParentOffset)
 	}
 	return b, nil
+}
+
+// withoutPath is err less the path an *os.PathError names, for an error
+// kept beside the file it is about.
+func withoutPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
 }

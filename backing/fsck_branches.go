@@ -22,7 +22,7 @@ func (c *fsck) checkBranches(s *Session) {
 	for _, b := range bad {
 		badIDs[b.ID] = true
 		if !errors.Is(b.Err, ErrSymlink) {
-			c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("%v; left out of the branch list, the session's other branches work; a human must mend or remove it", b.Err), nil)
+			c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch file cannot be used: %v; left out of the branch list, the session's other branches work; a human must mend or remove it", b.Err), nil)
 		}
 	}
 	byID := map[string]Branch{}

@@ -188,7 +188,7 @@ func mkdirExisting(path string) error {
 	case err != nil:
 		return err
 	case !fi.IsDir():
-		return fmt.Errorf("%s: %w: not a folder", path, ErrInvalid)
+		return sentencef(ErrInvalid, "%s is not a folder", path)
 	}
 	return nil
 }

@@ -193,7 +193,7 @@ func (v *View) VisibleBefore(i int) int {
 // events among them, and leaves the events that follow to what comes next.
 func (v *View) AfterVisible(k int) (int, error) {
 	if k < 0 || k > v.Visible() {
-		return 0, fmt.Errorf("%w: fork point %d: branch %q has %s", ErrInvalid, k, v.branch.Name, plural(v.Visible(), "message"))
+		return 0, sentencef(ErrInvalid, "fork point %d: branch %q has %s", k, v.branch.Name, plural(v.Visible(), "message"))
 	}
 	if k == 0 {
 		return 0, nil
