@@ -247,22 +247,49 @@ func shown(path, real string) string {
 }
 
 // checkMountpoint refuses a mount point where something is mounted already
-// (a second mount would silently hide the first), but clears a dead mount
-// left by a daemon that was killed. mnt is resolved (realPath).
+// (a second mount would silently hide the first), but clears a dead sessfs
+// mount left by a daemon that was killed. mnt is resolved (realPath).
 func checkMountpoint(mnt string) error {
-	if deadMount(mnt) {
-		fmt.Fprintf(os.Stderr, "sessfs mount: %s is a dead mount (its daemon is gone); unmounting it first\n", mnt)
-		if err := unmount(mnt, true); err != nil {
-			return fmt.Errorf("clear the dead mount at %s: %w", mnt, err)
+	if e, ok, _ := mountedAt(mnt); ok {
+		clear, err := mountedVerdict(mnt, e, deadMount(mnt))
+		if err != nil {
+			return err
+		}
+		if clear {
+			fmt.Fprintf(os.Stderr, "sessfs mount: %s is a dead mount (its daemon is gone); unmounting it first\n", mnt)
+			if err := unmount(mnt, true); err != nil {
+				return fmt.Errorf("clear the dead mount at %s: %w", mnt, err)
+			}
 		}
 	}
 	if _, err := os.Stat(mnt); err != nil {
 		return err
 	}
-	if e, ok, _ := mountedAt(mnt); ok {
-		return fmt.Errorf("%s is already %s: unmount it first, or choose another folder", mnt, e.what())
+	if e, ok, _ := mountedAt(mnt); ok { // what a cleared mount was over
+		return alreadyMounted(mnt, e, false)
 	}
 	return nil
+}
+
+// mountedVerdict says what to do with e, mounted on mount point mnt: clear
+// it when it is a dead sessfs mount (dead: statfs fails), else refuse the
+// mount point. Only sessfs's own mounts are cleared: a dead mount of
+// another filesystem (sshfs's, say) is its user's to deal with, and
+// whatever is mounted must not be hidden.
+func mountedVerdict(mnt string, e mountEntry, dead bool) (clear bool, err error) {
+	if dead && e.fstype == sessfsType {
+		return true, nil
+	}
+	return false, alreadyMounted(mnt, e, dead)
+}
+
+// alreadyMounted refuses mount point mnt, where e is mounted.
+func alreadyMounted(mnt string, e mountEntry, dead bool) error {
+	state := ""
+	if dead {
+		state = " (a dead one: its daemon is gone)"
+	}
+	return fmt.Errorf("%s is already %s%s: unmount it first, or choose another folder", mnt, e.what(), state)
 }
 
 // deadMount reports whether mnt is a FUSE mount whose daemon is gone.

@@ -217,3 +217,28 @@ func TestMountThroughLinks(t *testing.T) {
 		t.Errorf("sessfs umount through the link: %v", r)
 	}
 }
+
+// mount clears only a dead sessfs mount over its mount point: a dead mount
+// of another filesystem, or a live one, is refused with what it is.
+func TestMountedVerdict(t *testing.T) {
+	for _, c := range []struct {
+		e     mountEntry
+		dead  bool
+		clear bool
+		msg   string
+	}{
+		{mountEntry{dir: "/m", fstype: sessfsType, source: "/store"}, true, true, ""},
+		{mountEntry{dir: "/m", fstype: sessfsType, source: "/store"}, false, false, "/m is already a sessfs mount of /store: unmount it first, or choose another folder"},
+		{mountEntry{dir: "/m", fstype: "fuse.sshfs", source: "host:"}, true, false, "/m is already a mount of type fuse.sshfs (a dead one: its daemon is gone): unmount it first, or choose another folder"},
+		{mountEntry{dir: "/m", fstype: "ext4", source: "/dev/sda1"}, false, false, "/m is already a mount of type ext4: unmount it first, or choose another folder"},
+	} {
+		clear, err := mountedVerdict("/m", c.e, c.dead)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if clear != c.clear || msg != c.msg {
+			t.Errorf("mountedVerdict(%+v, dead=%v) = %v, %q; want %v, %q", c.e, c.dead, clear, msg, c.clear, c.msg)
+		}
+	}
+}
