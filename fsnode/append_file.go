@@ -56,9 +56,7 @@ func (n *appendFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.Set
 	if errno := n.fsys.changeable(ctx, n.ref.s); errno != 0 {
 		return errno
 	}
-	sz, isSize := in.GetSize()
-	truncate := isSize && sz == 0 && in.Valid&^(fuse.FATTR_SIZE|fuse.FATTR_FH|fuse.FATTR_LOCKOWNER|fuse.FATTR_KILL_SUIDGID) == 0
-	if !truncate && !onlyTimes(in) {
+	if sz, ok := onlySize(in); !(ok && sz == 0) && !onlyTimes(in) {
 		return syscall.EPERM
 	}
 	return n.Getattr(ctx, fh, out)

@@ -88,6 +88,14 @@ func onlyTimes(in *fuse.SetAttrIn) bool {
 	return in.Valid&times != 0 && in.Valid&^(times|handle) == 0
 }
 
+// onlySize reports whether a Setattr sets the size and nothing else, as
+// truncate(2), ftruncate(2) and open(O_TRUNC) do, and the size.
+func onlySize(in *fuse.SetAttrIn) (uint64, bool) {
+	const handle = fuse.FATTR_FH | fuse.FATTR_LOCKOWNER | fuse.FATTR_KILL_SUIDGID
+	size, ok := in.GetSize()
+	return size, ok && in.Valid&^(fuse.FATTR_SIZE|handle) == 0
+}
+
 // refusing is embedded in every directory: it refuses, with EPERM, the
 // changes a directory does not implement itself (go-fuse would answer
 // ENOTSUP, which shells print as a puzzling "Operation not supported").

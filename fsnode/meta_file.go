@@ -182,11 +182,11 @@ func (n *metaFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAt
 	if onlyTimes(in) {
 		return n.Getattr(ctx, fh, out)
 	}
-	sz, ok := in.GetSize()
-	h, isHandle := fh.(*metaHandle)
-	if !ok || in.Valid&^(fuse.FATTR_SIZE|fuse.FATTR_FH|fuse.FATTR_LOCKOWNER|fuse.FATTR_KILL_SUIDGID) != 0 {
+	sz, ok := onlySize(in)
+	if !ok {
 		return syscall.EPERM
 	}
+	h, isHandle := fh.(*metaHandle)
 	if !isHandle {
 		caller, _ := fuse.FromContext(ctx)
 		if sz == 0 && n.truncateOpen(caller.Pid) {
