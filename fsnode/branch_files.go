@@ -10,19 +10,20 @@ import (
 
 // branchFiles are the files every branch shows, at a session's top level
 // (for its default branch) and in branches/<name>/, with the inode kind of
-// each.
+// each and, for a rendering, its format.
 var branchFiles = []struct {
-	name string
-	mode uint32
-	kind int
+	name   string
+	mode   uint32
+	kind   int
+	format format // a rendering's; append and turns are none
 }{
-	{"transcript.md", fileMode, kindTranscript},
-	{"transcript.html", fileMode, kindHTML},
-	{"transcript.redacted.md", fileMode, kindRedacted},
-	{"messages.jsonl", fileMode, kindMessages},
-	{"export.json", fileMode, kindExport},
-	{"append", fileMode, kindAppend},
-	{"turns", syscall.S_IFDIR, kindTurns},
+	{"transcript.md", fileMode, kindTranscript, formatMarkdown},
+	{"transcript.html", fileMode, kindHTML, formatHTML},
+	{"transcript.redacted.md", fileMode, kindRedacted, formatRedacted},
+	{"messages.jsonl", fileMode, kindMessages, formatJSONL},
+	{"export.json", fileMode, kindExport, formatJSON},
+	{"append", fileMode, kindAppend, 0},
+	{"turns", syscall.S_IFDIR, kindTurns, 0},
 }
 
 // branchEntries lists branchFiles for a listing; ids are the path's
@@ -38,32 +39,26 @@ func branchEntries(ids ...string) []fuse.DirEntry {
 // branchFile makes the node for one of branchFiles; ids are the path's
 // immutable ids (session id, and branch id below branches/).
 func branchFile(ctx context.Context, parent *fs.Inode, fsys *FS, ref branchRef, name string, ids ...string) *fs.Inode {
-	rendered := func(f format, kind int) *fs.Inode {
-		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: f, known: -1}, fileMode, ino(kind, ids...))
-	}
-	switch name {
-	case "transcript.md":
-		return rendered(formatMarkdown, kindTranscript)
-	case "transcript.html":
-		return rendered(formatHTML, kindHTML)
-	case "transcript.redacted.md":
-		return rendered(formatRedacted, kindRedacted)
-	case "export.json":
-		return rendered(formatJSON, kindExport)
-	case "messages.jsonl":
-		return rendered(formatJSONL, kindMessages)
-	case "append":
-		// A node of its own for every lookup (its entry is never cached,
-		// so every open looks it up): the kernel takes the inode lock for
-		// each write beyond EOF, which every write to append is, so
-		// writers sharing one node would queue one by one and never meet
-		// in the store's group commit. They share one inode number, told
-		// apart by their generation, so stat, cp, rsync and tar see one
-		// file that does not change under them.
-		return parent.NewInode(ctx, &appendFile{base: base{fsys: fsys}, ref: ref},
-			fs.StableAttr{Mode: fileMode, Ino: ino(kindAppend, ids...), Gen: fsys.appendGen.Add(1)})
-	case "turns":
-		return child(ctx, parent, name, &turnsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, syscall.S_IFDIR, ino(kindTurns, ids...))
+	for _, f := range branchFiles {
+		if f.name != name {
+			continue
+		}
+		switch f.kind {
+		case kindAppend:
+			// A node of its own for every lookup (its entry is never
+			// cached, so every open looks it up): the kernel takes the
+			// inode lock for each write beyond EOF, which every write to
+			// append is, so writers sharing one node would queue one by
+			// one and never meet in the store's group commit. They share
+			// one inode number, told apart by their generation, so stat,
+			// cp, rsync and tar see one file that does not change under
+			// them.
+			return parent.NewInode(ctx, &appendFile{base: base{fsys: fsys}, ref: ref},
+				fs.StableAttr{Mode: f.mode, Ino: ino(f.kind, ids...), Gen: fsys.appendGen.Add(1)})
+		case kindTurns:
+			return child(ctx, parent, name, &turnsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, f.mode, ino(f.kind, ids...))
+		}
+		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: f.format, known: -1}, f.mode, ino(f.kind, ids...))
 	}
 	return nil
 }
