@@ -37,8 +37,9 @@ type FS struct {
 	uid  uint32
 	gid  uint32
 
-	appendGen atomic.Uint64 // the generation of the last append node: see branchFile
-	budget    *budget       // what open handles may hold in memory: see buffer.go
+	appendGen  atomic.Uint64 // the generation of the last append node: see branchFile
+	scratchSeq atomic.Uint64 // the number of the last editor's temporary: see scratchIno
+	budget     *budget       // what open handles may hold in memory: see buffer.go
 
 	mu           sync.Mutex
 	sizes        map[sizeKey]*sizeCache

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -71,9 +70,11 @@ type scratchNode interface {
 	stable() fs.StableAttr
 }
 
-// scratchSeq numbers scratch nodes, for their inode numbers: a new file of
-// an old name is a new inode.
-var scratchSeq atomic.Uint64
+// scratchIno is a new inode number for an editor's temporary: a new file
+// of an old name is a new inode.
+func (f *FS) scratchIno() uint64 {
+	return ino(kindScratch, strconv.FormatUint(f.scratchSeq.Add(1), 10))
+}
 
 // scratchSet holds one session folder's temporaries by name. It belongs to
 // the session (FS.scratchOf), not to a node the kernel may forget. A nil
@@ -113,7 +114,7 @@ func (s *scratchSet) entries() []fuse.DirEntry {
 
 // create adds the node newNode makes for name, or returns the one there
 // with EEXIST, or fails with ENOSPC when the folder holds too many.
-func (s *scratchSet) create(name string, newNode func(ino uint64) scratchNode) (scratchNode, syscall.Errno) {
+func (s *scratchSet) create(name string, newNode func() scratchNode) (scratchNode, syscall.Errno) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n := s.nodes[name]; n != nil {
@@ -125,7 +126,7 @@ func (s *scratchSet) create(name string, newNode func(ino uint64) scratchNode) (
 	if s.nodes == nil {
 		s.nodes = map[string]scratchNode{}
 	}
-	n := newNode(ino(kindScratch, strconv.FormatUint(scratchSeq.Add(1), 10)))
+	n := newNode()
 	s.nodes[name] = n
 	return n, 0
 }
@@ -204,7 +205,7 @@ func (n *sessionDir) Create(ctx context.Context, name string, flags uint32, mode
 	if errno := n.newName(ctx, name); errno != 0 {
 		return nil, nil, 0, errno
 	}
-	f, errno := n.temps(true).create(name, func(ino uint64) scratchNode { return newScratchFile(n.fsys, ino) })
+	f, errno := n.temps(true).create(name, func() scratchNode { return newScratchFile(n.fsys) })
 	if _, isFile := f.(*scratchFile); errno == syscall.EEXIST && isFile && flags&syscall.O_EXCL == 0 {
 		errno = 0 // open(O_CREAT) of a file made meanwhile opens it
 	}
@@ -224,7 +225,7 @@ func (n *sessionDir) Symlink(ctx context.Context, target, name string, out *fuse
 	if errno := n.newName(ctx, name); errno != 0 {
 		return nil, errno
 	}
-	l, errno := n.temps(true).create(name, func(ino uint64) scratchNode { return newScratchLink(n.fsys, ino, target) })
+	l, errno := n.temps(true).create(name, func() scratchNode { return newScratchLink(n.fsys, target) })
 	if errno != 0 {
 		return nil, errno
 	}

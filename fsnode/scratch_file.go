@@ -40,8 +40,8 @@ var (
 	_ = (fs.NodeOnForgetter)((*scratchFile)(nil))
 )
 
-func newScratchFile(fsys *FS, ino uint64) *scratchFile {
-	return &scratchFile{base: base{fsys: fsys}, ino: ino, buf: buffer{max: maxScratchSize, budget: fsys.budget}, mtime: time.Now()}
+func newScratchFile(fsys *FS) *scratchFile {
+	return &scratchFile{base: base{fsys: fsys}, ino: fsys.scratchIno(), buf: buffer{max: maxScratchSize, budget: fsys.budget}, mtime: time.Now()}
 }
 
 // drop gives the file's bytes and their charge back once it has left

@@ -24,8 +24,8 @@ var (
 	_ = (fs.NodeReadlinker)((*scratchLink)(nil))
 )
 
-func newScratchLink(fsys *FS, ino uint64, target string) *scratchLink {
-	return &scratchLink{base: base{fsys: fsys}, ino: ino, target: target, mtime: time.Now()}
+func newScratchLink(fsys *FS, target string) *scratchLink {
+	return &scratchLink{base: base{fsys: fsys}, ino: fsys.scratchIno(), target: target, mtime: time.Now()}
 }
 
 func (n *scratchLink) stable() fs.StableAttr {

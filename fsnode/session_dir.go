@@ -24,7 +24,6 @@ var (
 	_ = (fs.NodeReaddirer)((*sessionDir)(nil))
 	_ = (fs.NodeGetattrer)((*sessionDir)(nil))
 	_ = (fs.NodeStatfser)((*sessionDir)(nil))
-	_ = (fs.NodeUnlinker)((*sessionDir)(nil))
 )
 
 func (n *sessionDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
