@@ -88,7 +88,7 @@ func TestHTMLHeadFor(t *testing.T) {
 		t.Errorf("head is not balanced: %v", err)
 	}
 	// A title alone is the page it was before headers.
-	if got := string(HTMLHead("x")); strings.Contains(got, "<dl") || !strings.HasSuffix(got, "<h1>x</h1>\n") {
-		t.Errorf("HTMLHead(title) has a header list:\n%s", got)
+	if got := string(HTMLHeadFor(Header{Title: "x"})); strings.Contains(got, "<dl") || !strings.HasSuffix(got, "<h1>x</h1>\n") {
+		t.Errorf("HTMLHeadFor(Header{Title: title}) has a header list:\n%s", got)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // The file follows the same per-message contract as transcript.md (see the
 // package doc), with a fixed head and tail around the pieces:
 //
-//	file = HTMLHead(title) + HTML(m0) + … + HTML(mn-1) + HTMLTail()
+//	file = HTMLHeadFor(header) + HTML(m0) + … + HTML(mn-1) + HTMLTail()
 //
 // Each piece is balanced on its own (every element it opens, it closes) and
 // ends with "\n", so a piece cannot change how the next one renders and the
@@ -58,12 +58,6 @@ import (
 // System messages also carry the class "instructions", a badge in the
 // header, and their content collapsed in <details class="instructions">.
 
-// HTMLHead is the start of transcript.html with a title alone (see
-// HTMLHeadFor).
-func HTMLHead(title string) []byte {
-	return HTMLHeadFor(Header{Title: title})
-}
-
 // HTMLHeadFor is the start of transcript.html: doctype, <head> with the
 // title and an inline <style>, the opening of <body>/<main>, and the
 // header: the title, then the header's fields as a <dl>. Values are plain
@@ -94,7 +88,7 @@ func HTMLHeadFor(h Header) []byte {
 	return []byte(b.String())
 }
 
-// HTMLTail closes what HTMLHead opened.
+// HTMLTail closes what HTMLHeadFor opened: <main>, <body> and <html>.
 func HTMLTail() []byte {
 	return []byte("</main>\n</body>\n</html>\n")
 }

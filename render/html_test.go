@@ -511,7 +511,7 @@ func TestHTMLHostile(t *testing.T) {
 }
 
 func TestHTMLHead(t *testing.T) {
-	head := string(HTMLHead("My <session> & \"more\"\nline\xff"))
+	head := string(HTMLHeadFor(Header{Title: "My <session> & \"more\"\nline\xff"}))
 	for _, w := range []string{
 		"<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
 		`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
@@ -532,7 +532,7 @@ func TestHTMLHead(t *testing.T) {
 	if got, want := string(HTMLTail()), "</main>\n</body>\n</html>\n"; got != want {
 		t.Errorf("tail = %q, want %q", got, want)
 	}
-	if string(HTMLHead("x")) != string(HTMLHead("x")) {
+	if string(HTMLHeadFor(Header{Title: "x"})) != string(HTMLHeadFor(Header{Title: "x"})) {
 		t.Errorf("head not deterministic")
 	}
 }
@@ -540,7 +540,7 @@ func TestHTMLHead(t *testing.T) {
 // htmlDocument concatenates a page as the filesystem serves it.
 func htmlDocument(title string, ms []Message) string {
 	var b strings.Builder
-	b.Write(HTMLHead(title))
+	b.Write(HTMLHeadFor(Header{Title: title}))
 	for _, m := range ms {
 		b.Write(HTML(m))
 	}
@@ -588,7 +588,7 @@ func TestHTMLDocument(t *testing.T) {
 	// Pieces concatenate: rendering them in any order and joining gives
 	// the same bytes, so a byte range can be served from any piece.
 	var b strings.Builder
-	b.Write(HTMLHead("session <1>"))
+	b.Write(HTMLHeadFor(Header{Title: "session <1>"}))
 	pieces := make([][]byte, len(ms))
 	for i := len(ms) - 1; i >= 0; i-- {
 		pieces[i] = HTML(ms[i])
