@@ -43,6 +43,22 @@ func (x *logIndex) putID(id string, i int) {
 	}
 }
 
+// refreshIDs refreshes the index and its id set. The caller holds x.mu.
+// An index not built yet collects the ids in the scan that builds it,
+// reading the log once, not twice.
+func (x *logIndex) refreshIDs() error {
+	if x.ids == nil && x.scanned == 0 {
+		x.ids = map[uint64]int32{}
+	}
+	if err := x.refresh(); err != nil {
+		return err
+	}
+	if x.ids == nil {
+		return x.buildIDs()
+	}
+	return nil
+}
+
 // buildIDs makes the id set of the messages indexed so far. The caller
 // holds x.mu.
 func (x *logIndex) buildIDs() error {
@@ -131,10 +147,7 @@ func (s *Session) retried(branchID string, group []*pending) error {
 	for _, l := range chain {
 		x := s.logIndex(l.id)
 		x.mu.Lock()
-		err := x.refresh()
-		if err == nil && x.ids == nil {
-			err = x.buildIDs()
-		}
+		err := x.refreshIDs()
 		x.mu.Unlock()
 		if err != nil {
 			return err

@@ -103,9 +103,11 @@ func endsLine(f *os.File, off int64) bool {
 	return err == nil && b[0] == '\n'
 }
 
+// reset empties the index for a scan from the start. An id set in use
+// stays in use, emptied: the scan fills it again.
 func (x *logIndex) reset(ino uint64) {
 	x.ino, x.scanned, x.lines, x.msgs, x.prompts, x.turns, x.events, x.bad, x.size = ino, 0, 0, nil, nil, nil, nil, nil, 0
-	x.ids = nil
+	clear(x.ids)
 }
 
 // scan indexes the complete lines in [x.scanned, size). A last line with no
@@ -155,14 +157,14 @@ func (x *logIndex) add(off int64, line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return // blank lines carry nothing; not worth a report
 	}
-	k, err := classify(line)
+	h, err := parseHeader(line)
 	if err != nil {
 		x.bad = append(x.bad, BadLine{Offset: off, Line: x.lines, Err: err})
 		return
 	}
-	x.push(msgRef{off: off, n: uint32(len(line)), lineKind: k})
+	x.push(msgRef{off: off, n: uint32(len(line)), lineKind: kindOf(h)})
 	if x.ids != nil {
-		x.putID(idOfLine(line), len(x.msgs)-1)
+		x.putID(stringOf(h.ID), len(x.msgs)-1)
 	}
 }
 
@@ -247,10 +249,15 @@ func classify(line []byte) (lineKind, error) {
 	if err != nil {
 		return lineKind{}, err
 	}
+	return kindOf(h), nil
+}
+
+// kindOf is classify for a parsed line.
+func kindOf(h header) lineKind {
 	context := h.Context != nil || h.Role == "system" || h.Role == "developer"
 	return lineKind{
 		prompt:  h.Role == "user" && !context && !onlyToolResults(h.Content),
 		event:   h.Role == EventRole,
 		context: context,
-	}, nil
+	}
 }
