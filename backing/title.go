@@ -96,20 +96,28 @@ func (s *Session) autoTitle(id string, lines [][]byte, kinds []lineKind) {
 	}
 }
 
-// promptText is the text of a message: its content when that is a string,
-// else its first text block's.
+// promptText is the text a title is made of: a message's first text.
 func promptText(line []byte) string {
 	h, err := parseHeader(line)
 	if err != nil {
 		return ""
 	}
-	if firstByte(h.Content) == '"' {
-		var s string
-		json.Unmarshal(h.Content, &s)
-		return s
+	return FirstText(h.Content)
+}
+
+// FirstText is the first non-blank text of a message's content, trimmed:
+// the string itself, or the first text block ("text" in Claude Code,
+// "input_text" and "output_text" in Codex) of an array. Tool results and
+// images have none. Titles and the importers' reading of prompts use it.
+func FirstText(content json.RawMessage) string {
+	if firstByte(content) == '"' {
+		return strings.TrimSpace(stringOf(content))
 	}
 	text := ""
-	eachElement(h.Content, func(block []byte) {
+	eachElement(content, func(block []byte) {
+		if text != "" {
+			return
+		}
 		var typ, t []byte
 		eachMember(block, func(key string, v []byte) {
 			switch key {
@@ -120,10 +128,8 @@ func promptText(line []byte) string {
 			}
 		})
 		switch string(typ) {
-		case `"text"`, `"input_text"`:
-			if text == "" && firstByte(t) == '"' {
-				json.Unmarshal(t, &text)
-			}
+		case `"text"`, `"input_text"`, `"output_text"`:
+			text = strings.TrimSpace(stringOf(t))
 		}
 	})
 	return text

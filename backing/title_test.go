@@ -1,6 +1,7 @@
 package backing
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -83,5 +84,24 @@ func TestTitleOf(t *testing.T) {
 				t.Errorf("%d runes, more than %d", n, tc.max)
 			}
 		})
+	}
+}
+
+// FirstText is the one reading of a message's text, for titles and the
+// importers alike: blank blocks and tool results are passed over.
+func TestFirstText(t *testing.T) {
+	for _, c := range []struct{ content, want string }{
+		{`"  hello\n"`, "hello"},
+		{`[{"type":"text","text":"  "},{"type":"text","text":"second"}]`, "second"},
+		{`[{"type":"tool_result","content":"x"},{"type":"input_text","text":"codex"}]`, "codex"},
+		{`[{"type":"output_text","text":"out"}]`, "out"},
+		{`[{"type":"image"}]`, ""},
+		{`{"text":"not an array"}`, ""},
+		{`42`, ""},
+		{`"a\"b"`, `a"b`},
+	} {
+		if got := FirstText(json.RawMessage(c.content)); got != c.want {
+			t.Errorf("FirstText(%s) = %q, want %q", c.content, got, c.want)
+		}
 	}
 }

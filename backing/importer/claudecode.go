@@ -74,7 +74,7 @@ func (d *claudeDecoder) line(line []byte) error {
 	}
 	if d.firstUser == "" && str(msg.role) == "user" && claudeContext(m, msg) == "" &&
 		string(m["isSidechain"]) != "true" {
-		if t := firstText(msg.content); t != "" && !generated(t) {
+		if t := backing.FirstText(msg.content); t != "" && !generated(t) {
 			d.firstUser = t
 		}
 	}
@@ -173,7 +173,7 @@ func claudeContext(m map[string]json.RawMessage, msg message) string {
 	if str(msg.role) != "user" {
 		return ""
 	}
-	text := firstText(msg.content)
+	text := backing.FirstText(msg.content)
 	if k := kindOf(text, claudePrefixes); k != "" {
 		return k
 	}

@@ -96,7 +96,7 @@ func (d *codexDecoder) line(line []byte) error {
 		case "user":
 			raw = d.userMessage(raw, msg)
 		case "developer", "system":
-			k := kindOf(firstText(msg.content), codexPrefixes)
+			k := kindOf(backing.FirstText(msg.content), codexPrefixes)
 			if k == "" {
 				k = ctxInstructions
 			}
@@ -163,7 +163,7 @@ func codexMessage(raw json.RawMessage, p map[string]json.RawMessage, ts json.Raw
 // item_completed UserMessage since 0.16x) right after the item, or just
 // before it. Until then it is pending, and settled by what follows.
 func (d *codexDecoder) userMessage(raw []byte, msg message) []byte {
-	text := firstText(msg.content)
+	text := backing.FirstText(msg.content)
 	if k := kindOf(text, codexPrefixes); k != "" {
 		return withContext(raw, k)
 	}
@@ -191,7 +191,7 @@ func (d *codexDecoder) promptTyped() {
 		Content json.RawMessage `json:"content"`
 	}
 	json.Unmarshal(d.s.Messages[last], &m)
-	d.prompt(firstText(m.Content))
+	d.prompt(backing.FirstText(m.Content))
 }
 
 // settle marks every pending user message as injected context of kind.
@@ -217,7 +217,7 @@ func typedPrompt(p map[string]json.RawMessage) (string, bool) {
 	case "item_completed":
 		item := fields(p["item"])
 		if str(item["type"]) == "UserMessage" {
-			return firstText(item["content"]), true
+			return backing.FirstText(item["content"]), true
 		}
 	}
 	return "", false
@@ -234,7 +234,7 @@ func (d *codexDecoder) finish() *Session {
 			Content json.RawMessage `json:"content"`
 		}
 		json.Unmarshal(d.s.Messages[i], &m)
-		d.prompt(firstText(m.Content))
+		d.prompt(backing.FirstText(m.Content))
 	}
 	d.pending = nil
 	t := d.typed
