@@ -252,6 +252,13 @@ func classify(line []byte) (lineKind, error) {
 	return kindOf(h), nil
 }
 
+// IsPrompt reports whether a stored message opens a turn: the turn rule
+// (see classify), for a reader outside the store.
+func IsPrompt(line []byte) bool {
+	k, err := classify(line)
+	return err == nil && k.prompt
+}
+
 // kindOf is classify for a parsed line.
 func kindOf(h header) lineKind {
 	context := h.Context != nil || h.Role == "system" || h.Role == "developer"

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 // Fork is a path of a conversation the agent left: what came after an
@@ -104,14 +106,11 @@ func (s *Session) Branches() (main [][]byte, forks []Fork, err error) {
 }
 
 // treeFields reads a stored line's place in Claude Code's tree: its uuid,
-// its parent's, and whether it is a prompt the user typed (a user message
-// that is not only tool results and not injected context: see context.go).
+// its parent's, whether it is a prompt the user typed (the store's turn
+// rule), and whether it is a sidechain's.
 func treeFields(stored []byte) (uuid, parent string, prompt, sidechain bool) {
 	var m struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-		Context *string         `json:"context"`
-		Source  struct {
+		Source struct {
 			UUID       string `json:"uuid"`
 			ParentUUID string `json:"parentUuid"`
 			Logical    string `json:"logicalParentUuid"`
@@ -125,21 +124,5 @@ func treeFields(stored []byte) (uuid, parent string, prompt, sidechain bool) {
 	if parent == "" {
 		parent = m.Source.Logical // a compaction's new root goes on where it left off
 	}
-	prompt = m.Role == "user" && m.Context == nil && !onlyToolResults(m.Content)
-	return m.Source.UUID, parent, prompt, m.Source.Sidechain
-}
-
-func onlyToolResults(c json.RawMessage) bool {
-	var blocks []struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal(c, &blocks) != nil || len(blocks) == 0 {
-		return false
-	}
-	for _, b := range blocks {
-		if b.Type != "tool_result" {
-			return false
-		}
-	}
-	return true
+	return m.Source.UUID, parent, backing.IsPrompt(stored), m.Source.Sidechain
 }
