@@ -25,6 +25,15 @@ type Header struct {
 	ForkAfterTurn    int
 }
 
+// title is the transcript's title in every format: a page or a heading
+// with no words would look broken, so an empty one has a stand-in.
+func (h Header) title() string {
+	if h.Title == "" {
+		return "Untitled session"
+	}
+	return h.Title
+}
+
 // headerField is one line of the header: what it is and its value, which
 // each format shows in its own way (code for paths and names).
 type headerField struct {
@@ -94,11 +103,7 @@ func headerTime(t time.Time) string {
 //
 // ending with a blank line, as a piece does.
 func MarkdownHead(h Header) []byte {
-	title := h.Title
-	if title == "" {
-		title = "Untitled session"
-	}
-	s := "# " + escapeInline(title) + "\n\n"
+	s := "# " + escapeInline(h.title()) + "\n\n"
 	for _, f := range h.fields() {
 		v := escapeInline(f.value)
 		if f.code {

@@ -92,3 +92,17 @@ func TestHTMLHeadFor(t *testing.T) {
 		t.Errorf("HTMLHeadFor(Header{Title: title}) has a header list:\n%s", got)
 	}
 }
+
+// A session with no title is called the same in every format, and neither
+// shows an empty heading.
+func TestHeadUntitled(t *testing.T) {
+	if got := string(MarkdownHead(Header{})); !strings.HasPrefix(got, "# Untitled session\n") {
+		t.Errorf("MarkdownHead(Header{}) = %q", got)
+	}
+	page := string(HTMLHeadFor(Header{}))
+	for _, w := range []string{"<title>Untitled session</title>\n", "<h1>Untitled session</h1>\n"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("HTMLHeadFor(Header{}) lacks %q:\n%s", w, page)
+		}
+	}
+}

@@ -63,7 +63,7 @@ import (
 // header: the title, then the header's fields as a <dl>. Values are plain
 // text; they are escaped here.
 func HTMLHeadFor(h Header) []byte {
-	t := htmlEscape(oneLine(h.Title))
+	t := htmlEscape(oneLine(h.title()))
 	var b strings.Builder
 	b.WriteString("<!doctype html>\n<html lang=\"en\">\n<head>\n")
 	b.WriteString("<meta charset=\"utf-8\">\n")
