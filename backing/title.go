@@ -64,15 +64,16 @@ func (s *Session) autoTitle(id string, lines [][]byte, kinds []lineKind) {
 	if first < 0 || s.titled.Load() {
 		return
 	}
+	// The branch first: the branch list is cached, meta.json is read.
+	if b, err := s.BranchByID(id); err != nil || !b.IsDefault() {
+		return
+	}
 	m, err := s.Meta()
 	if err != nil {
 		return
 	}
 	if m.Title != "" {
 		s.titled.Store(true)
-		return
-	}
-	if b, err := s.BranchByID(id); err != nil || !b.IsDefault() {
 		return
 	}
 	x := s.logIndex(id)
