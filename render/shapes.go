@@ -353,10 +353,12 @@ func contentSize(c json.RawMessage) int {
 	}
 	n := 0
 	for _, v := range blocks {
-		b, _ := parseObject(v)
-		if s, ok := asString(v); ok {
-			n += len(s)
-		} else if s, ok := b.str("text"); ok {
+		s, ok := asString(v) // a string is no object: parse only the others
+		if !ok {
+			b, _ := parseObject(v)
+			s, ok = b.str("text")
+		}
+		if ok {
 			n += len(s)
 		} else {
 			n += len(v)

@@ -94,6 +94,7 @@ func TestContentSize(t *testing.T) {
 		{`null`, 0},
 		{``, 0},
 		{`{"a":1}`, 7},
+		{`["{\"text\":\"x\"}",{"text":7},1]`, len(`{"text":"x"}`) + len(`{"text":7}`) + 1},
 	}
 	for _, tt := range tests {
 		if got := contentSize([]byte(tt.content)); got != tt.want {
