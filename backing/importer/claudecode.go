@@ -63,7 +63,8 @@ func (d *claudeDecoder) line(line []byte) error {
 	if err != nil {
 		return err
 	}
-	raw = withContext(raw, claudeContext(m, msg))
+	context := claudeContext(m, msg)
+	raw = withContext(raw, context)
 	d.s.Messages = append(d.s.Messages, raw)
 	if str(m["type"]) == "assistant" {
 		// "<synthetic>" marks messages Claude Code made up itself (errors,
@@ -72,7 +73,7 @@ func (d *claudeDecoder) line(line []byte) error {
 			d.s.Model = model // the last one: a session can switch models
 		}
 	}
-	if d.firstUser == "" && str(msg.role) == "user" && claudeContext(m, msg) == "" &&
+	if d.firstUser == "" && str(msg.role) == "user" && context == "" &&
 		string(m["isSidechain"]) != "true" {
 		if t := backing.FirstText(msg.content); t != "" && !generated(t) {
 			d.firstUser = t

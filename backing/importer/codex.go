@@ -104,7 +104,7 @@ func (d *codexDecoder) line(line []byte) error {
 		default:
 			// The model answered: whatever user text came before it
 			// unrecorded as typed was not.
-			d.settle(ctxInjected)
+			d.settle()
 		}
 		d.s.Messages = append(d.s.Messages, raw)
 		return nil
@@ -169,7 +169,7 @@ func (d *codexDecoder) userMessage(raw []byte, msg message) []byte {
 	}
 	if d.typedFirst {
 		d.typedFirst = false
-		d.settle(ctxInjected)
+		d.settle()
 		d.prompt(text)
 		return raw
 	}
@@ -186,20 +186,27 @@ func (d *codexDecoder) promptTyped() {
 	}
 	last := d.pending[len(d.pending)-1]
 	d.pending = d.pending[:len(d.pending)-1]
-	d.settle(ctxInjected)
+	d.settle()
+	d.prompt(d.textOf(last))
+}
+
+// settle marks every pending user message as injected context: the model
+// answered, or a later message was the typed prompt, with no record that
+// the human typed it.
+func (d *codexDecoder) settle() {
+	for _, i := range d.pending {
+		d.s.Messages[i] = withContext(d.s.Messages[i], ctxInjected)
+	}
+	d.pending = d.pending[:0]
+}
+
+// textOf is the text of message i, as stored.
+func (d *codexDecoder) textOf(i int) string {
 	var m struct {
 		Content json.RawMessage `json:"content"`
 	}
-	json.Unmarshal(d.s.Messages[last], &m)
-	d.prompt(backing.FirstText(m.Content))
-}
-
-// settle marks every pending user message as injected context of kind.
-func (d *codexDecoder) settle(kind string) {
-	for _, i := range d.pending {
-		d.s.Messages[i] = withContext(d.s.Messages[i], kind)
-	}
-	d.pending = d.pending[:0]
+	json.Unmarshal(d.s.Messages[i], &m)
+	return backing.FirstText(m.Content)
 }
 
 func (d *codexDecoder) prompt(text string) {
@@ -229,12 +236,8 @@ func (d *codexDecoder) session() *Session { return &d.s }
 // said otherwise, and a source cut short (an agent still writing) ends
 // this way right after its newest prompt.
 func (d *codexDecoder) finish() *Session {
-	for _, i := range d.pending {
-		var m struct {
-			Content json.RawMessage `json:"content"`
-		}
-		json.Unmarshal(d.s.Messages[i], &m)
-		d.prompt(backing.FirstText(m.Content))
+	if len(d.pending) > 0 {
+		d.prompt(d.textOf(d.pending[0])) // the first is the title's, if any
 	}
 	d.pending = nil
 	t := d.typed
