@@ -12,13 +12,18 @@
 //	names/<name> -> ../sessions/<id>     active sessions
 //	archive/<name> -> ../sessions/<id>   archived sessions
 //	trash/<id> -> ../sessions/<id>       sessions in the trash
-//	sessions/<id>/              never moves; <id> is a UUID v7
+//	sessions/<id>/              never moves once made; <id> is a UUID v7
+//	sessions/.tmp-<id>/         a session being made: renamed into place
+//	                            whole, so a crash leaves no half session
 //	  meta.json                 replaced atomically
 //	  lock                      session lock: held by every write
 //	  branches/<branch-id>.json name, parent branch, fork point
 //	  logs/<branch-id>.jsonl    the branch's own messages, one JSON object a line
 //	  trash/                    deleted branches, kept
 //	  quarantine/               bytes cut by repairs, kept
+//
+// A session in the trash is read-only: every change to it is refused
+// (ErrTrashed) until it is restored.
 //
 // A session's name lives in the name link, so renaming a session is one
 // rename(2) of a link and never moves its folder; open handles keep working.

@@ -37,15 +37,17 @@
 //     subagent's file of its own (<session>/subagents/agent-*.jsonl) is a
 //     session of its own, which the import (cmd) names after its session
 //     and links to it as parent.
-//   - Duplicate uuids are not resolved: the store does not require ids to
-//     be unique, and the edge cases seen so far repeat a uuid only on
-//     lines that are events.
+//   - Duplicate uuids are not resolved: the store keeps the first message
+//     of an id and takes a second for a retry, so a uuid Claude Code wrote
+//     twice is the "id" of its first line only (both keep it in "source").
 //
 // Codex: response items become messages (reasoning and tool calls as
 // assistant messages holding the item as one block, tool outputs as role
 // "tool"); event_msg lines, which repeat the response items for the UI,
-// session_meta, turn_context and compacted lines are events. Codex items
-// have no id; the store assigns one.
+// session_meta and turn_context lines are events. A compacted line becomes
+// a system message marked as compaction context, so a transcript shows
+// where the history was summarised. Codex items have no id; the store
+// assigns one.
 //
 // A line that is not JSON is an error naming its line number; empty lines
 // are skipped. Lines that are JSON but not a message of a known shape are
