@@ -471,3 +471,23 @@ func TestRedactDenseHints(t *testing.T) {
 		}
 	}
 }
+
+// redactHasValue is a quick test of what redactValueChar accepts: were
+// they to differ on a byte, a secret the rules match could be skipped.
+// (A byte of 0x80 or more reaches the regexp as part of a rune or as
+// U+FFFD, which the class accepts either way.)
+func TestRedactHasValueAgreesWithValueChar(t *testing.T) {
+	char := regexp.MustCompile(`\A` + redactValueChar + `\z`)
+	for c := 0; c < 256; c++ {
+		b := bytes.Repeat([]byte{byte(c)}, 8)
+		if got, want := redactHasValue(b, 0, len(b)), char.Match(b[:1]); got != want {
+			t.Errorf("byte %#02x: redactHasValue %v, redactValueChar %v", c, got, want)
+		}
+		// Each of the 8 bytes counts, not only the first.
+		b = bytes.Repeat([]byte{'a'}, 8)
+		b[7] = byte(c)
+		if got, want := redactHasValue(b, 0, len(b)), char.Match(b[7:]); got != want {
+			t.Errorf("byte %#02x last: redactHasValue %v, redactValueChar %v", c, got, want)
+		}
+	}
+}
