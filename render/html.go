@@ -41,7 +41,7 @@ import (
 //	  <p class="note">(encrypted thinking)</p>   reasoning with nothing to read
 //	  <details class="tool-call">                a tool call, input in <pre>
 //	    <summary>tool call: NAME <code class="arg">…</code> …</summary>
-//	  <details class="tool-call todos" open>     a to-do list, <ul class="todos">
+//	  <details class="tool-call todos" open="">  a to-do list, <ul class="todos">
 //	  <details class="tool-result [error]">…</details>
 //	  <img class="media" src="data:…" alt="…">   a small image
 //	  <p class="media">[image: …]</p>            any other image, document or file
@@ -334,6 +334,8 @@ func htmlCallSummary(name, id, arg string) string {
 // items ticked, the one in progress in bold.
 func (htmlStyle) todoCall(name, id, explanation string, list []todo) string {
 	var b strings.Builder
+	// open="", not a bare open: every attribute on the page is written
+	// name="value", as goldmark writes its own, so one rule reads them all.
 	b.WriteString("<details class=\"tool-call todos\" open=\"\"><summary>" + htmlCallSummary(name, id, "") + "</summary>\n")
 	if explanation != "" {
 		b.WriteString(explanation + "\n")

@@ -25,8 +25,9 @@ import (
 //     the depth on every line.
 //   - maxLabel: a value on a label line (a role, tool name, call id, time,
 //     an image's address) is cut at 2,048 characters.
-//   - maxDrawn: transcript.html draws at most 8 MiB of images a message
-//     (each at most maxInlineImage); the others are described.
+//   - maxDrawn: transcript.html draws at most 8 MiB of a message's
+//     images, counted in base64 as stored (each at most maxInlineImage);
+//     the others are described.
 //   - maxMarkdown: transcript.html renders at most 256 KiB of a message's
 //     texts as Markdown, and a text only when goldmark's work on it is
 //     bounded (markdown_cost.go); it shows the others as written.
@@ -49,7 +50,7 @@ type walk struct {
 	st     style
 	shown  int // bytes shown, against maxShown
 	parts  int // parts shown, against maxParts
-	drawn  int // bytes of images drawn, against maxDrawn
+	drawn  int // base64 of the images that may be drawn, against maxDrawn
 	marked int // bytes of text rendered as Markdown, against maxMarkdown
 }
 
@@ -132,9 +133,9 @@ func (w *walk) withCut(part string, more int) string {
 	return w.st.join([]string{part, w.st.cut(cutNote(sizeText(more) + " more"))})
 }
 
-// fits reports whether a to-do list fits in the piece, and counts it as
+// fitsTodos reports whether a to-do list fits in the piece, and counts it as
 // shown if it does; one that does not is shown as JSON, which is cut.
-func (w *walk) fits(list []todo) bool {
+func (w *walk) fitsTodos(list []todo) bool {
 	n := 0
 	for _, t := range list {
 		n += len(t.text)

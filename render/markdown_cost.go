@@ -45,16 +45,16 @@ func markdownCostly(s string) bool {
 	var (
 		square, span, depthWork int
 		marks, blockLen         int // of the current block
-		columns, cells, bytes   int // of the current table, columns > 0 in one
+		columns, cells, size    int // of the current table, columns > 0 in one
 		depth                   int // containers that may be open
 	)
 	endBlock := func() bool {
 		square += marks * marks
 		span += marks * blockLen
-		if columns > 0 && cells > bytes+tableSlack {
+		if columns > 0 && cells > size+tableSlack {
 			return true
 		}
-		marks, blockLen, columns, cells, bytes = 0, 0, 0, 0, 0
+		marks, blockLen, columns, cells, size = 0, 0, 0, 0, 0
 		return square > maxMarkupSquare || span > maxMarkupSpan
 	}
 	for line := range strings.SplitSeq(s, "\n") {
@@ -89,10 +89,10 @@ func markdownCostly(s string) bool {
 		switch {
 		case columns > 0:
 			cells += columns
-			bytes += len(line) + 1
+			size += len(line) + 1
 		case isDelimiterRow(line):
 			columns = strings.Count(strings.Trim(strings.TrimSpace(line), "|"), "|") + 1
-			cells, bytes = columns, len(line)+1
+			cells, size = columns, len(line)+1
 		}
 	}
 	return endBlock()

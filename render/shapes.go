@@ -224,7 +224,7 @@ func (w *walk) toolCall(name, id string, input json.RawMessage) string {
 		}
 		in, _ = parseObject(input)
 	}
-	if list, ok := todoList(name, in); ok && w.fits(list) {
+	if list, ok := todoList(name, in); ok && w.fitsTodos(list) {
 		explanation, _ := in.str("explanation") // update_plan's
 		return w.st.todoCall(name, id, w.text(explanation), list)
 	}
