@@ -83,7 +83,11 @@ func TestCopyOut(t *testing.T) {
 		name := strings.ReplaceAll(strings.TrimPrefix(src, m.Dir+"/"), "/", "-")
 		for _, tool := range [][]string{{"cp", "-r"}, {"cp", "-a"}, {"rsync", "-a"}} {
 			if _, err := exec.LookPath(tool[0]); err != nil {
-				t.Logf("%s is not installed: skipped", tool[0])
+				if os.Getenv("SESSFS_REQUIRE_FUSE") == "1" {
+					t.Errorf("%s is not installed, and SESSFS_REQUIRE_FUSE=1", tool[0])
+				} else {
+					t.Logf("%s is not installed: skipped", tool[0])
+				}
 				continue
 			}
 			dst := filepath.Join(out, name+"-"+tool[0]+tool[1])

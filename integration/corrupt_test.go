@@ -159,7 +159,7 @@ while data:  # the kernel splits it at max_write and may report a short write
 func TestUnreadableLog(t *testing.T) {
 	needCLI(t)
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to act as another user")
+		cannotRun(t, "acting as another user needs root")
 	}
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755)

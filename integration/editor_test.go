@@ -14,12 +14,12 @@ import (
 // editor's temporary.
 var sessionFiles = []string{"append", "branches", "export.json", "messages.jsonl", "meta.json", "transcript.html", "transcript.md", "transcript.redacted.md", "turns"}
 
-// needProgram skips a test whose program is not installed (CI installs
-// vim, nano, emacs-nox and rsync).
+// needProgram skips a test whose program is not installed, or fails it
+// under SESSFS_REQUIRE_FUSE=1 (CI installs vim, nano, emacs-nox and rsync).
 func needProgram(t *testing.T, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s is not installed", name)
+		cannotRun(t, name+" is not installed")
 	}
 }
 

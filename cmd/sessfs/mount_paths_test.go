@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,14 +55,14 @@ func mountsUnder(t *testing.T, base string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile("/proc/self/mountinfo")
+	mounts, err := mountTable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var under []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) > 4 && within(unescapeMount(f[4]), real) {
-			under = append(under, unescapeMount(f[4]))
+	for _, m := range mounts {
+		if within(m.dir, real) {
+			under = append(under, m.dir)
 		}
 	}
 	return under
@@ -172,14 +173,26 @@ func TestMountRefusesLinksIntoTheStore(t *testing.T) {
 	}
 }
 
-// needMount skips a test that mounts when this machine cannot.
+// needMount skips a test that mounts when this machine cannot, unless
+// SESSFS_REQUIRE_FUSE=1 (set by CI): there it fails, for CI must never
+// silently not run a mount test.
 func needMount(t *testing.T) {
 	t.Helper()
-	f, err := os.OpenFile("/dev/fuse", os.O_RDWR, 0)
-	if os.Geteuid() != 0 || err != nil {
-		t.Skip("mounting needs root and /dev/fuse")
+	reason := ""
+	if os.Geteuid() != 0 {
+		reason = "not root"
+	} else if f, err := os.OpenFile("/dev/fuse", os.O_RDWR, 0); err != nil {
+		reason = fmt.Sprintf("cannot open /dev/fuse: %v", err)
+	} else {
+		f.Close()
 	}
-	f.Close()
+	if reason == "" {
+		return
+	}
+	if os.Getenv("SESSFS_REQUIRE_FUSE") == "1" {
+		t.Fatalf("mounting needs root and /dev/fuse (%s), and SESSFS_REQUIRE_FUSE=1", reason)
+	}
+	t.Skipf("mounting needs root and /dev/fuse: %s (set SESSFS_REQUIRE_FUSE=1 to fail instead)", reason)
 }
 
 // A mount point given as a link to a folder outside the store is mounted
