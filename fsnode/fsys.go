@@ -47,6 +47,7 @@ type FS struct {
 	liveSessions map[string]int                        // by session id: how many renderings it has in live
 	scratch      map[string]*scratchSet                // by session id
 	reported     map[string]bool                       // damage already logged: see firstReport
+	big          bigPiece                              // the one piece kept between reads: see bigPiece
 }
 
 // New makes the root of a mount of st.
@@ -222,7 +223,8 @@ func (f *FS) firstReport(key string) bool {
 
 // Held reports what the mount holds in memory for what it has shown: the
 // entries of its caches (piece sizes, live renderings, their sessions,
-// editors' temporaries by session, damage logged) and the nodes of its
+// editors' temporaries by session, damage logged, the kept big piece:
+// none or one) and the nodes of its
 // tree, and the bytes its open files buffer. Tests check that these go
 // back to where they were once what made them is gone.
 func (r *Root) Held() map[string]int {
@@ -230,7 +232,10 @@ func (r *Root) Held() map[string]int {
 	f.mu.Lock()
 	held := map[string]int{
 		"sizes": len(f.sizes), "live": len(f.live), "liveSessions": len(f.liveSessions),
-		"scratch": len(f.scratch), "reported": len(f.reported),
+		"scratch": len(f.scratch), "reported": len(f.reported), "bigPiece": 0,
+	}
+	if f.big.piece != nil {
+		held["bigPiece"] = 1
 	}
 	f.mu.Unlock()
 	held["nodes"] = nodes(&r.Inode)

@@ -1,7 +1,6 @@
 package fsnode
 
 import (
-	"bytes"
 	"context"
 	"hash/crc32"
 	"sort"
@@ -32,21 +31,65 @@ type renderedFile struct {
 	sizes      sizeKey
 	cache      *sizeCache // held under sizes (sizes.go); nil if none
 	forgotten  bool       // the kernel forgot the node: it holds nothing more
-	big        bigPiece   // the last piece larger than a read request
 }
 
 // bigPiece is a rendered piece kept between read requests: a piece larger
 // than one request (the kernel asks 128 KiB at a time) would otherwise be
-// rendered again for every request that covers part of it.
+// rendered again, and its message read again, for every request that
+// covers part of it. The mount keeps one (FS.big), so what it holds is
+// bounded however many files are read, and only while a rendering the
+// kernel holds uses its branch and format (dropSizes lets it go).
 type bigPiece struct {
-	index int
-	turn  int    // what the piece was rendered with, beside the message
-	raw   []byte // the stored message it was rendered from
+	id    pieceID
 	piece []byte
+}
+
+// pieceID is what a piece is rendered from, known from the view's index
+// without reading the message: the branch and format, the message's
+// place, the turn it starts (0: none) and the length of its stored line.
+// Messages are only appended, so these name one message's bytes (a
+// repair that rewrote one in place to the same length would go unseen
+// here, as by the piece offsets).
+type pieceID struct {
+	sizes  sizeKey
+	index  int
+	turn   int
+	rawLen int
 }
 
 // bigPieceMin is the size from which a piece is kept: one read request.
 const bigPieceMin = 128 << 10
+
+// pieceID is message i's, as format.render sees it: the turn it starts,
+// as View.Read flags it, is where TurnOf changes.
+func (s span) pieceID(i int) pieceID {
+	turn := s.v.TurnOf(i)
+	if i > 0 && s.v.TurnOf(i-1) == turn {
+		turn = 0
+	}
+	return pieceID{sizes: s.key, index: i, turn: turn, rawLen: s.v.RawLen(i)}
+}
+
+// keptPiece is the mount's kept piece if it is id's, else nil.
+func (f *FS) keptPiece(id pieceID) []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.big.piece != nil && f.big.id == id {
+		return f.big.piece
+	}
+	return nil
+}
+
+// keepPiece makes piece the mount's kept one while a rendering the kernel
+// holds uses its branch and format: a late request after the last of them
+// was forgotten keeps nothing.
+func (f *FS) keepPiece(id pieceID, piece []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sizes[id.sizes] != nil {
+		f.big = bigPiece{id: id, piece: piece}
+	}
+}
 
 var (
 	_ = (fs.NodeOnForgetter)((*renderedFile)(nil))
@@ -62,7 +105,8 @@ type span struct {
 	v          *backing.View
 	off        []int64
 	from, to   int
-	head, tail []byte // what frames the pieces (frame.go)
+	head, tail []byte  // what frames the pieces (frame.go)
+	key        sizeKey // the branch and format: what off is cached under
 }
 
 func (s span) pieces() int64 { return s.off[s.to] - s.off[s.from] }
@@ -92,7 +136,8 @@ func (n *renderedFile) span(fresh bool) (span, error) {
 			return span{}, err
 		}
 	}
-	sp.off, err = n.sizeCache(sizeKey{n.ref.key(v), n.format}).offsets(v, n.format)
+	sp.key = sizeKey{n.ref.key(v), n.format}
+	sp.off, err = n.sizeCache(sp.key).offsets(v, n.format)
 	return sp, err
 }
 
@@ -148,7 +193,7 @@ func (n *renderedFile) attr(out *fuse.AttrOut) syscall.Errno {
 func (n *renderedFile) OnForget() {
 	n.mu.Lock()
 	key, sizes, held := n.key, n.sizes, n.cache != nil
-	n.forgotten, n.cache, n.big = true, nil, bigPiece{}
+	n.forgotten, n.cache = true, nil
 	n.mu.Unlock()
 	if key != "" {
 		n.fsys.unwatch(key, n)
@@ -261,53 +306,61 @@ func (n *renderedFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, 
 }
 
 // readPieces appends bytes [from, to) of the pieces of sp to buf,
-// rendering only the messages they cover.
+// rendering only the messages they cover. The range's first and last
+// pieces may be big ones that other requests share: the mount's kept
+// piece is served without reading its message again, and a big piece the
+// range does not cover whole is kept for the next request.
 func (n *renderedFile) readPieces(sp span, buf []byte, from, to int64) ([]byte, error) {
 	start := sp.off[sp.from] + from // absolute offset in the branch rendering
 	end := sp.off[sp.from] + to
 	// Messages [first, last) are the ones whose pieces overlap the range.
 	first := sort.Search(sp.to-sp.from, func(k int) bool { return sp.off[sp.from+k+1] > start }) + sp.from
 	last := sort.Search(sp.to-sp.from, func(k int) bool { return sp.off[sp.from+k] >= end }) + sp.from
-	msgs, err := sp.v.Read(first, last)
+	big := func(i int) bool { return sp.off[i+1]-sp.off[i] >= bigPieceMin }
+	var keptFirst, keptLast []byte
+	lo, hi := first, last // the messages to read
+	if lo < hi && big(lo) {
+		if keptFirst = n.fsys.keptPiece(sp.pieceID(lo)); keptFirst != nil {
+			lo++
+		}
+	}
+	if lo < hi && big(hi-1) {
+		if keptLast = n.fsys.keptPiece(sp.pieceID(hi - 1)); keptLast != nil {
+			hi--
+		}
+	}
+	msgs, err := sp.v.Read(lo, hi)
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range msgs {
-		piece := n.piece(m)
-		lo := max(start, sp.off[m.Index]) - sp.off[m.Index]
-		hi := min(end, sp.off[m.Index+1]) - sp.off[m.Index]
+	var keep *bigPiece
+	for i := first; i < last; i++ {
+		var piece []byte
+		switch {
+		case i < lo:
+			piece = keptFirst
+		case i >= hi:
+			piece = keptLast
+		default:
+			piece = n.format.render(msgs[i-lo])
+			if len(piece) >= bigPieceMin && (sp.off[i] < start || sp.off[i+1] > end) {
+				// The last one wins: reads go forward.
+				keep = &bigPiece{id: sp.pieceID(i), piece: piece}
+			}
+		}
+		a := max(start, sp.off[i]) - sp.off[i]
+		b := min(end, sp.off[i+1]) - sp.off[i]
 		// A repair (fsck) can change a message under the cache: never
 		// slice past the piece.
-		hi = min(hi, int64(len(piece)))
-		if lo < hi {
-			buf = append(buf, piece[lo:hi]...)
+		b = min(b, int64(len(piece)))
+		if a < b {
+			buf = append(buf, piece[a:b]...)
 		}
+	}
+	if keep != nil {
+		n.fsys.keepPiece(keep.id, keep.piece)
 	}
 	return buf, nil
-}
-
-// piece renders message m, or gives back the big piece kept from the last
-// request when m is the same message, byte for byte.
-func (n *renderedFile) piece(m backing.Message) []byte {
-	turn := 0
-	if m.TurnStart {
-		turn = m.Turn
-	}
-	n.mu.Lock()
-	big := n.big
-	n.mu.Unlock()
-	if big.piece != nil && big.index == m.Index && big.turn == turn && bytes.Equal(big.raw, m.Raw) {
-		return big.piece
-	}
-	piece := n.format.render(m)
-	if len(piece) >= bigPieceMin {
-		n.mu.Lock()
-		if !n.forgotten {
-			n.big = bigPiece{index: m.Index, turn: turn, raw: m.Raw, piece: piece}
-		}
-		n.mu.Unlock()
-	}
-	return piece
 }
 
 // Setattr refuses truncate, chmod, chown and utimes of a generated file.

@@ -71,13 +71,16 @@ func (f *FS) holdSizes(k sizeKey) *sizeCache {
 }
 
 // dropSizes counts one user of the cache of k less, and forgets the cache
-// with its last user.
+// with its last user, and the kept big piece if it is of k.
 func (f *FS) dropSizes(k sizeKey) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if c := f.sizes[k]; c != nil {
 		if c.users--; c.users <= 0 {
 			delete(f.sizes, k)
+			if f.big.id.sizes == k {
+				f.big = bigPiece{}
+			}
 		}
 	}
 }

@@ -1,0 +1,127 @@
+package fsnode
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// Big pieces read a request at a time come out whole and in order, and
+// the mount keeps one of them at most, however many files read them, and
+// none once the kernel has forgotten the files.
+func TestBigPieceOnePerMount(t *testing.T) {
+	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := New(st, Options{})
+	fsys := root.fsys
+	var files []*renderedFile
+	for k := range 2 {
+		s, _, err := st.Create(fmt.Sprintf("s%d", k), backing.Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		big := func(c string) []byte {
+			return fmt.Appendf(nil, `{"role":"user","content":%q}`, strings.Repeat(c+" ", 200<<10))
+		}
+		if err := s.Append("", [][]byte{big("a"), []byte(`{"role":"assistant","content":"small"}`), big("b"), big("c")}); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []format{formatMarkdown, formatJSONL} {
+			files = append(files, &renderedFile{base: base{fsys: fsys}, ref: branchRef{s: s}, format: f, known: -1})
+		}
+	}
+	held := func() int { return root.Held()["bigPiece"] }
+	for _, n := range files {
+		sp, err := n.span(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs, err := sp.v.Read(0, sp.v.Len())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append([]byte(nil), sp.head...)
+		for _, m := range msgs {
+			want = append(want, n.format.render(m)...)
+		}
+		want = append(want, sp.tail...)
+		var got []byte
+		for off := int64(0); off < sp.size(); off += 128 << 10 {
+			dest := make([]byte, 128<<10)
+			r, errno := n.Read(nil, nil, dest, off)
+			if errno != 0 {
+				t.Fatal(errno)
+			}
+			b, _ := r.Bytes(dest)
+			got = append(got, b...)
+			if h := held(); h != 1 {
+				t.Fatalf("%d big pieces kept after a read of one, want 1", h)
+			}
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("format %d: read %d bytes that differ from the rendering's %d", n.format, len(got), len(want))
+		}
+	}
+	for _, n := range files {
+		n.OnForget()
+	}
+	if h := held(); h != 0 {
+		t.Errorf("a big piece kept after every rendering was forgotten")
+	}
+}
+
+// A request inside the kept piece is served from it, without reading its
+// message from the log again: a change made in place under the index
+// (which only a repair would make) does not show until the piece goes.
+func TestBigPieceServedWithoutReading(t *testing.T) {
+	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append("", [][]byte{fmt.Appendf(nil, `{"role":"user","content":%q}`, strings.Repeat("a ", 300<<10))}); err != nil {
+		t.Fatal(err)
+	}
+	n := &renderedFile{base: base{fsys: New(st, Options{}).fsys}, ref: branchRef{s: s}, format: formatMarkdown, known: -1}
+	read := func(off int64) []byte {
+		dest := make([]byte, 128<<10)
+		r, errno := n.Read(nil, nil, dest, off)
+		if errno != 0 {
+			t.Fatal(errno)
+		}
+		b, _ := r.Bytes(dest)
+		return b
+	}
+	read(0)
+	v, err := s.View("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(s.Dir(), "logs", v.Branch().ID+".jsonl")
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(log, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteAt(bytes.ReplaceAll(data, []byte("a"), []byte("z")), 0)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := read(256 << 10); !bytes.Contains(b, []byte("a a")) || bytes.Contains(b, []byte("z")) {
+		t.Errorf("a request inside the kept piece read the message again: %.40q…", b)
+	}
+}
