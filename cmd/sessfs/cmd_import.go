@@ -92,6 +92,12 @@ func sourceFiles(paths []string) ([]string, error) {
 			out = append(out, p)
 			continue
 		}
+		// Stat followed the links to a folder; WalkDir does not follow a
+		// link at its root, and found nothing there. Walk the folder they
+		// lead to, and name its files by it: the paths meta.json records.
+		if p, err = filepath.EvalSymlinks(p); err != nil {
+			return nil, err
+		}
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err

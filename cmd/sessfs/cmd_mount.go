@@ -66,7 +66,13 @@ func runMount(args []string) int {
 			return c.fail(fmt.Errorf("%s is not a folder", dir))
 		}
 		if c.store == "" {
-			if c.store, err = sourceCache(*source, dir); err != nil {
+			// Keyed by the folder the links lead to: one cache a folder,
+			// however it is named.
+			real, err := realPath(dir)
+			if err != nil {
+				return c.fail(err)
+			}
+			if c.store, err = sourceCache(*source, real); err != nil {
 				return c.fail(err)
 			}
 		}
@@ -114,9 +120,10 @@ func runMount(args []string) int {
 	if mirrored != nil {
 		agentDir = mirrored.dir
 	}
-	// From here on the mount point and the store are the resolved paths:
-	// no symlink, changed later or not, can lead the daemon into its mount.
-	mnt, root, err = checkPaths(mnt, root, agentDir)
+	// From here on the mount point, the store and the agent's folder are
+	// the resolved paths: no symlink, changed later or not, can lead the
+	// daemon into its mount.
+	mnt, root, agentDir, err = checkPaths(mnt, root, agentDir)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -128,6 +135,7 @@ func runMount(args []string) int {
 		return c.fail(err)
 	}
 	if mirrored != nil {
+		mirrored.dir = agentDir
 		mirrored.st = st
 		mirrored.run = newImportRun(st, "--source auto", " --store "+shellQuote(root))
 		mirrored.sync()
@@ -205,19 +213,19 @@ func (c *cli) storeRoot() (string, error) {
 // over that folder or inside a sessfs mount. Paths are compared as given
 // and with every symlink resolved: a mount point given as a link to a
 // folder inside the store passed the first check alone, hid the store's
-// sessions, and a mkdir in it hung the daemon. It returns the mount point
-// and the store resolved, for the daemon to use.
-func checkPaths(mnt, store, source string) (realMnt, realStore string, err error) {
+// sessions, and a mkdir in it hung the daemon. It returns the mount point,
+// the store and the agent's folder resolved, for the daemon to use: the
+// folder as given could be a link changed later to lead into the mount.
+func checkPaths(mnt, store, source string) (realMnt, realStore, realSource string, err error) {
 	if realMnt, err = realPath(mnt); err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	if realStore, err = realPath(store); err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
-	realSource := ""
 	if source != "" {
 		if realSource, err = realPath(source); err != nil {
-			return "", "", err
+			return "", "", "", err
 		}
 	}
 	overlap := func(a, realA, b, realB string) bool {
@@ -225,16 +233,16 @@ func checkPaths(mnt, store, source string) (realMnt, realStore string, err error
 	}
 	switch {
 	case overlap(mnt, realMnt, store, realStore):
-		return "", "", fmt.Errorf("mount point %s is inside or over the store %s: choose a folder outside it", shown(mnt, realMnt), shown(store, realStore))
+		return "", "", "", fmt.Errorf("mount point %s is inside or over the store %s: choose a folder outside it", shown(mnt, realMnt), shown(store, realStore))
 	case overlap(mnt, realMnt, source, realSource):
-		return "", "", fmt.Errorf("mount point %s is inside or over the agent's folder %s: choose a folder outside it", shown(mnt, realMnt), shown(source, realSource))
+		return "", "", "", fmt.Errorf("mount point %s is inside or over the agent's folder %s: choose a folder outside it", shown(mnt, realMnt), shown(source, realSource))
 	case overlap(store, realStore, source, realSource):
-		return "", "", fmt.Errorf("the store %s is inside or over the agent's folder %s: choose another --store", shown(store, realStore), shown(source, realSource))
+		return "", "", "", fmt.Errorf("the store %s is inside or over the agent's folder %s: choose another --store", shown(store, realStore), shown(source, realSource))
 	}
 	if e, ok := sessfsMountOver(realStore); ok {
-		return "", "", fmt.Errorf("the store %s is inside the sessfs mount at %s: choose a store outside every sessfs mount", shown(store, realStore), e.dir)
+		return "", "", "", fmt.Errorf("the store %s is inside the sessfs mount at %s: choose a store outside every sessfs mount", shown(store, realStore), e.dir)
 	}
-	return realMnt, realStore, nil
+	return realMnt, realStore, realSource, nil
 }
 
 // shown is a path for a message: as given, and where it leads when a

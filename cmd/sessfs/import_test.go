@@ -179,3 +179,48 @@ func TestImportRewrittenSaysRm(t *testing.T) {
 		t.Errorf("the import after sessfs rm of an old import: %v", s.messages(name))
 	}
 }
+
+// import of a link to a folder imports the folder's sessions, and records
+// their paths in the folder the link leads to. Before, the link was checked
+// as a folder (stat follows it) but walked as given, and WalkDir does not
+// follow a link at its root: it imported nothing and exited 0.
+func TestImportFolderThroughLink(t *testing.T) {
+	base := t.TempDir()
+	real, err := filepath.EvalSymlinks(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(base, "agent", "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, "a.jsonl"), []byte(claudeLine("s1", "u1", "", "user", "through a link", false)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(filepath.Join(base, "agent"), link); err != nil {
+		t.Fatal(err)
+	}
+	s := newStore(t)
+	name := strings.TrimSpace(s.ok("import", link))
+	if name != "through-a-link" {
+		t.Fatalf("import of a link to a folder printed %q, want the session it holds", name)
+	}
+	var doc struct {
+		Meta struct {
+			Source struct {
+				Path string `json:"path"`
+			} `json:"source"`
+		} `json:"meta"`
+	}
+	if err := json.Unmarshal([]byte(s.ok("export", "--format", "json", name)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(real, "agent", "proj", "a.jsonl"); doc.Meta.Source.Path != want {
+		t.Errorf("meta.json's source path = %q, want %q, the link resolved", doc.Meta.Source.Path, want)
+	}
+	// The same folder by its own path is the same source: nothing new.
+	if r := s.run("import", filepath.Join(base, "agent")); r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "nothing new") {
+		t.Errorf("import of the folder the link leads to: %v, want nothing new", r)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -253,5 +254,82 @@ func TestMountedVerdict(t *testing.T) {
 		if clear != c.clear || msg != c.msg {
 			t.Errorf("mountedVerdict(%+v, dead=%v) = %v, %q; want %v, %q", c.e, c.dead, clear, msg, c.clear, c.msg)
 		}
+	}
+}
+
+// mount --source through a link follows the folder the link led to at
+// mount time, whatever the link says later, and records that folder's
+// paths; its cache is keyed by that folder too. Before, the folder was
+// checked resolved but then used as given: a link changed later could
+// lead the daemon elsewhere, into its own mount too.
+func TestMountSourceThroughLink(t *testing.T) {
+	needMount(t)
+	base := t.TempDir()
+	real, err := filepath.EvalSymlinks(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(base, "agent", "proj")
+	mkdir(t, proj)
+	mkdir(t, filepath.Join(base, "other"))
+	mkdir(t, filepath.Join(base, "mnt"))
+	write := func(file, session, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(proj, file), []byte(claudeLine(session, session+"-1", "", "user", text, false)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.jsonl", "session-a", "first session")
+	symlink(t, filepath.Join(base, "agent"), filepath.Join(base, "link"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(base, "cache"))
+	if r := mountIn(t, base, base, "--daemon", "--source", "claude-code", "link", "mnt"); r.code != 0 {
+		t.Fatalf("sessfs mount --daemon --source through a link: %v", r)
+	}
+	t.Cleanup(func() { detachUnder(t, base) })
+	mnt := filepath.Join(base, "mnt")
+
+	cache, err := sourceCache("claude-code", filepath.Join(real, "agent"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "FORMAT")); err != nil {
+		t.Errorf("the cache is not keyed by the folder the link leads to: %v", err)
+	}
+	var meta struct {
+		Source struct {
+			Path string `json:"path"`
+		} `json:"source"`
+	}
+	data, err := os.ReadFile(filepath.Join(mnt, "first-session", "meta.json"))
+	if err != nil {
+		names, _ := os.ReadDir(mnt)
+		t.Fatalf("the agent's session is not in the mount: %v (the mount lists %v)", err, names)
+	}
+	if err := json.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(real, "agent", "proj", "a.jsonl"); meta.Source.Path != want {
+		t.Errorf("meta.json's source path = %q, want %q, the link resolved", meta.Source.Path, want)
+	}
+
+	// The link now leads elsewhere; the mount still follows the agent.
+	if err := os.Remove(filepath.Join(base, "link")); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, filepath.Join(base, "other"), filepath.Join(base, "link"))
+	write("b.jsonl", "session-b", "second session")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(mnt, "second-session")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			names, _ := os.ReadDir(mnt)
+			t.Fatalf("the agent's new session is not in the mount after 10 s: %v", names)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := runIn(t, "", "umount", mnt); r.code != 0 {
+		t.Errorf("sessfs umount: %v", r)
 	}
 }
