@@ -54,6 +54,13 @@ func (b *buffer) set(data []byte) error {
 	return nil
 }
 
+// hold makes data the bytes, uncharged: for a handle that is never
+// written (a read-only open, which the kernel refuses to write through).
+// Its capacity is its length, so a growth would still be charged.
+func (b *buffer) hold(data []byte) {
+	b.data = data[:len(data):len(data)]
+}
+
 // append adds p at the end.
 func (b *buffer) append(p []byte) error {
 	if err := b.room(int64(len(b.data)) + int64(len(p))); err != nil {

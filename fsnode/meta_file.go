@@ -34,24 +34,27 @@ var (
 	_ = (fs.NodeSetattrer)((*metaFile)(nil))
 )
 
-// doc is the document as meta.json shows it, and its mode: 0444 in the
-// trash, where it cannot change. One the store cannot parse is shown as
-// its bytes, so a person can see it and fix it (fsck too).
-func (n *metaFile) doc() ([]byte, uint32, error) {
+// doc is the document as meta.json shows it. One the store cannot parse
+// is shown as its bytes, so a person can see it and fix it (fsck too).
+func (n *metaFile) doc() ([]byte, error) {
 	m, err := n.s.Meta()
 	if errors.Is(err, backing.ErrInvalid) {
-		doc, err := n.s.MetaBytes()
-		return doc, 0o644, err
+		return n.s.MetaBytes()
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	mode := uint32(0o644)
-	if m.State == backing.StateTrashed {
-		mode = 0o444
+	return backing.EncodeMeta(m)
+}
+
+// mode is meta.json's permissions: 0444 in the trash, where it cannot
+// change, asked as FS.changeable asks (not the "state" meta.json says,
+// which a damaged or hand-edited document may get wrong).
+func (n *metaFile) mode() uint32 {
+	if n.s.Trashed() {
+		return 0o444
 	}
-	doc, err := backing.EncodeMeta(m)
-	return doc, mode, err
+	return 0o644
 }
 
 // checkMeta is the one check of an edited meta.json, made when a write
@@ -95,7 +98,7 @@ func (n *metaFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Attr
 	if h, ok := fh.(*metaHandle); ok {
 		return h.getattr(out)
 	}
-	doc, mode, err := n.doc()
+	doc, err := n.doc()
 	if err != nil {
 		return n.fsys.toErrno(err)
 	}
@@ -103,38 +106,43 @@ func (n *metaFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Attr
 	if err != nil {
 		return n.fsys.toErrno(err)
 	}
-	n.fsys.attr(&out.Attr, syscall.S_IFREG|mode, int64(len(doc)), fi.ModTime())
+	n.fsys.attr(&out.Attr, syscall.S_IFREG|n.mode(), int64(len(doc)), fi.ModTime())
 	return 0
 }
 
 // Open snapshots the document, so a reader sees one version whole; a
 // writer starts from it, or from nothing with O_TRUNC. Opening for writing
-// is refused at once on a read-only mount and in the trash.
+// is refused at once on a read-only mount and in the trash. Only a
+// writer's copy is an edit charged to the mount's budget: a reader's
+// holds a document the store already bounds, so `cat meta.json` works
+// however much the open files buffer.
 func (n *metaFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if isWrite(flags) {
 		if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 			return nil, 0, errno
 		}
 	}
-	doc, mode, err := n.doc()
+	doc, err := n.doc()
 	if err != nil {
 		return nil, 0, n.fsys.toErrno(err)
 	}
-	h := newMetaHandle(n, mode)
+	h := newMetaHandle(n, n.mode())
+	if !isWrite(flags) {
+		h.buf.hold(doc)
+		return h, fuse.FOPEN_DIRECT_IO, 0
+	}
 	if flags&syscall.O_TRUNC != 0 {
 		h.dirty = true
 	} else if err := h.buf.set(doc); err != nil {
 		return nil, 0, n.fsys.toErrno(err)
 	}
-	if isWrite(flags) {
-		caller, _ := fuse.FromContext(ctx)
-		n.mu.Lock()
-		if n.writers == nil {
-			n.writers = map[*metaHandle]uint32{}
-		}
-		n.writers[h] = caller.Pid
-		n.mu.Unlock()
+	caller, _ := fuse.FromContext(ctx)
+	n.mu.Lock()
+	if n.writers == nil {
+		n.writers = map[*metaHandle]uint32{}
 	}
+	n.writers[h] = caller.Pid
+	n.mu.Unlock()
 	return h, fuse.FOPEN_DIRECT_IO, 0
 }
 
@@ -165,7 +173,7 @@ func (n *metaFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 	if h, ok := fh.(*metaHandle); ok {
 		return h.Read(ctx, dest, off)
 	}
-	doc, _, err := n.doc()
+	doc, err := n.doc()
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
@@ -194,7 +202,7 @@ func (n *metaFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAt
 		}
 		// truncate(2) by path has no open file to buffer in; the only
 		// size it can set without breaking the document is its own.
-		doc, _, err := n.doc()
+		doc, err := n.doc()
 		if err != nil {
 			return n.fsys.toErrno(err)
 		}

@@ -23,7 +23,7 @@ import (
 // writer starts over (truncates to 0).
 type metaHandle struct {
 	node *metaFile
-	mode uint32 // the permissions at open (metaFile.doc)
+	mode uint32 // the permissions at open (metaFile.mode)
 
 	mu      sync.Mutex
 	buf     buffer
@@ -130,7 +130,7 @@ func (h *metaHandle) Flush(ctx context.Context) syscall.Errno {
 		return h.node.fsys.toErrno(err)
 	}
 	// Later reads through this handle show what was stored.
-	if doc, _, err := h.node.doc(); err == nil {
+	if doc, err := h.node.doc(); err == nil {
 		h.buf.set(doc) // else (no room) they show what was written
 	}
 	return 0

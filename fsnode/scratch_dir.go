@@ -205,7 +205,7 @@ func (n *sessionDir) Create(ctx context.Context, name string, flags uint32, mode
 	if errno := n.newName(ctx, name); errno != 0 {
 		return nil, nil, 0, errno
 	}
-	f, errno := n.temps(true).create(name, func() scratchNode { return newScratchFile(n.fsys) })
+	f, errno := n.temps(true).create(name, func() scratchNode { return newScratchFile(n.fsys, n.s) })
 	if _, isFile := f.(*scratchFile); errno == syscall.EEXIST && isFile && flags&syscall.O_EXCL == 0 {
 		errno = 0 // open(O_CREAT) of a file made meanwhile opens it
 	}

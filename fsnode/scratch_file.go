@@ -8,6 +8,8 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 // scratchFile is an editor's temporary file in a session folder (see
@@ -17,7 +19,8 @@ import (
 // renamed onto meta.json it replaces the document.
 type scratchFile struct {
 	base
-	ino uint64 // its own: a new file of an old name is a new inode
+	s   *backing.Session // whose folder it is in: in the trash it is read-only too
+	ino uint64           // its own: a new file of an old name is a new inode
 
 	mu    sync.Mutex
 	buf   buffer
@@ -40,8 +43,8 @@ var (
 	_ = (fs.NodeOnForgetter)((*scratchFile)(nil))
 )
 
-func newScratchFile(fsys *FS) *scratchFile {
-	return &scratchFile{base: base{fsys: fsys}, ino: fsys.scratchIno(), buf: buffer{max: maxScratchSize, budget: fsys.budget}, mtime: time.Now()}
+func newScratchFile(fsys *FS, s *backing.Session) *scratchFile {
+	return &scratchFile{base: base{fsys: fsys}, s: s, ino: fsys.scratchIno(), buf: buffer{max: maxScratchSize, budget: fsys.budget}, mtime: time.Now()}
 }
 
 // drop gives the file's bytes and their charge back once it has left
@@ -81,7 +84,7 @@ func (n *scratchFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.A
 // Setattr takes sizes and accepts mode and time changes, which editors
 // make to their files, as no-ops.
 func (n *scratchFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	if errno := n.fsys.writable(ctx); errno != 0 {
+	if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 		return errno
 	}
 	if sz, ok := in.GetSize(); ok {
@@ -96,11 +99,12 @@ func (n *scratchFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.Se
 	return n.Getattr(ctx, fh, out)
 }
 
-// Open for writing (or truncating) is refused where any change is
-// (FS.writable).
+// Open for writing (or truncating) is refused where any change to the
+// session is (FS.changeable): a temporary made before the session went to
+// the trash is read-only there, as the rest of its folder.
 func (n *scratchFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if isWrite(flags) || flags&syscall.O_TRUNC != 0 {
-		if errno := n.fsys.writable(ctx); errno != 0 {
+		if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 			return nil, 0, errno
 		}
 	}
