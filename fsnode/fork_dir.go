@@ -15,8 +15,9 @@ import (
 type forkDir struct {
 	base
 	refusing
-	ref  branchRef
-	turn int
+	ref   branchRef
+	turn  int
+	clock turnClock
 }
 
 var (
@@ -31,7 +32,7 @@ func (n *forkDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrO
 	if err != nil {
 		return n.fsys.toErrno(err)
 	}
-	n.fsys.dirAttr(out, turnTime(v, n.turn))
+	n.fsys.dirAttr(out, n.clock.turn(v, n.ref, n.turn))
 	return 0
 }
 

@@ -31,6 +31,8 @@ type renderedFile struct {
 	sizes      sizeKey
 	cache      *sizeCache // held under sizes (sizes.go); nil if none
 	forgotten  bool       // the kernel forgot the node: it holds nothing more
+
+	clock turnClock // the turn's time, when turn > 0
 }
 
 // bigPiece is a rendered piece kept between read requests: a piece larger
@@ -169,8 +171,8 @@ func (n *renderedFile) attr(out *fuse.AttrOut) syscall.Errno {
 		return n.fsys.toErrno(err)
 	}
 	mtime := sp.v.ModTime()
-	if n.turn > 0 {
-		mtime = turnTime(sp.v, n.turn)
+	if n.turn > 0 { // the span has the turn's range: [sp.from, sp.to)
+		mtime = n.clock.time(sp.v, sp.key.branch, sp.to)
 	}
 	n.fsys.attr(&out.Attr, syscall.S_IFREG|0o444, sp.size(), mtime)
 	out.SetTimeout(attrTimeout)

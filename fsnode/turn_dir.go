@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"sync"
 	"syscall"
 	"time"
 
@@ -18,9 +19,10 @@ import (
 type turnDir struct {
 	base
 	refusing
-	ref  branchRef
-	turn int
-	ids  []string
+	ref   branchRef
+	turn  int
+	ids   []string
+	clock turnClock
 }
 
 var (
@@ -37,27 +39,64 @@ func (n *turnDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrO
 	if n.turn > v.Turns() {
 		return syscall.ENOENT
 	}
-	n.fsys.dirAttr(out, turnTime(v, n.turn))
+	n.fsys.dirAttr(out, n.clock.turn(v, n.ref, n.turn))
 	return 0
 }
 
-// turnTime is the time of turn k: the "ts" of its last message, events
-// included, so that a turn folder and its renderings show when the turn
-// ended (or, while it is the last, its latest message). The branch's
-// time stands in when that message has no time that parses.
-func turnTime(v *backing.View, k int) time.Time {
+// turnClock keeps a node's turn time (turnClock.time), which a stat would
+// otherwise read from the turn's last message every time. It is read
+// again only when that message is another one (the last turn grew, the
+// default branch moved), which for a finished turn it never is.
+type turnClock struct {
+	mu  sync.Mutex
+	end turnEnd
+	t   time.Time
+	ok  bool // t is the message's; else the branch's time stands in
+}
+
+// turnEnd names a turn's last message by what the view's index knows:
+// the branch, the message's place (one past it) and its stored length.
+type turnEnd struct {
+	branch     string
+	to, rawLen int
+}
+
+// turn is the time of turn k of v, the branch ref names.
+func (c *turnClock) turn(v *backing.View, ref branchRef, k int) time.Time {
 	_, to, err := v.TurnRange(k)
-	if err != nil || to == 0 {
+	if err != nil {
 		return v.ModTime()
 	}
-	msgs, err := v.Read(to-1, to)
-	if err != nil || len(msgs) != 1 {
+	return c.time(v, ref.key(v), to)
+}
+
+// time is the time of the turn of v that ends before message to: the "ts"
+// of its last message, events included, so that a turn folder and its
+// renderings show when the turn ended (or, while it is the last, its
+// latest message). The branch's time stands in when that message has no
+// time that parses.
+func (c *turnClock) time(v *backing.View, branch string, to int) time.Time {
+	if to == 0 {
 		return v.ModTime()
 	}
-	if t, ok := messageTime(msgs[0].Raw); ok {
-		return t
+	end := turnEnd{branch: branch, to: to, rawLen: v.RawLen(to - 1)}
+	c.mu.Lock()
+	hit, t, ok := c.end == end, c.t, c.ok
+	c.mu.Unlock()
+	if !hit {
+		msgs, err := v.Read(to-1, to)
+		if err != nil || len(msgs) != 1 {
+			return v.ModTime() // not kept: the next stat tries again
+		}
+		t, ok = messageTime(msgs[0].Raw)
+		c.mu.Lock()
+		c.end, c.t, c.ok = end, t, ok
+		c.mu.Unlock()
 	}
-	return v.ModTime()
+	if !ok {
+		return v.ModTime()
+	}
+	return t
 }
 
 // messageTime reads a stored message's "ts" (RFC 3339). Keys are exact
