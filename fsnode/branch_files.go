@@ -58,7 +58,7 @@ func branchFile(ctx context.Context, parent *fs.Inode, fsys *FS, ref branchRef, 
 		case kindTurns:
 			return child(ctx, parent, name, &turnsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, f.mode, ino(f.kind, ids...))
 		}
-		return child(ctx, parent, name, &renderedFile{base: base{fsys: fsys}, ref: ref, format: f.format, known: -1}, f.mode, ino(f.kind, ids...))
+		return child(ctx, parent, name, newRenderedFile(fsys, ref, f.format, 0), f.mode, ino(f.kind, ids...))
 	}
 	return nil
 }

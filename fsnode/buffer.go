@@ -9,8 +9,9 @@ import (
 // buffer is bytes a handle or node holds in memory: a text message or an
 // unterminated JSON line written to append, meta.json's pending edit, a
 // scratch file. It never holds more than max (ErrTooLarge), and its
-// capacity is charged to the mount's budget (errNoRoom past it). It grows by doubling, so data written in small pieces costs
-// time in proportion to its length. The caller holds its lock.
+// capacity is charged to the mount's budget (errNoRoom past it). It grows
+// by doubling, so data written in small pieces costs time in proportion
+// to its length. The caller holds its lock.
 type buffer struct {
 	data   []byte
 	max    int64

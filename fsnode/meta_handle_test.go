@@ -1,12 +1,9 @@
 package fsnode
 
 import (
-	"os"
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/sessfs/sessfs/backing"
 )
@@ -24,8 +21,7 @@ func TestMetaHandleWriteCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := &metaFile{base: base{fsys: New(st, Options{}).fsys}, s: s}
-	// A kernel request's, from the user who mounted (FS.writable).
-	ctx := &fuse.Context{Caller: fuse.Caller{Owner: fuse.Owner{Uid: uint32(os.Getuid())}, Pid: 1}}
+	ctx := owner
 	fh, _, errno := n.Open(ctx, syscall.O_WRONLY)
 	if errno != 0 {
 		t.Fatal(errno)

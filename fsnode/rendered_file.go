@@ -93,6 +93,12 @@ func (f *FS) keepPiece(id pieceID, piece []byte) {
 	}
 }
 
+// newRenderedFile is the node of ref's rendering in format f, of its turn
+// (0: the whole branch). The kernel has been told no size of it yet.
+func newRenderedFile(fsys *FS, ref branchRef, f format, turn int) *renderedFile {
+	return &renderedFile{base: base{fsys: fsys}, ref: ref, format: f, turn: turn, known: -1}
+}
+
 var (
 	_ = (fs.NodeOnForgetter)((*renderedFile)(nil))
 	_ = (fs.NodeGetattrer)((*renderedFile)(nil))

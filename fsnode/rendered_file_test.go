@@ -34,7 +34,7 @@ func TestBigPieceOnePerMount(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range []format{formatMarkdown, formatJSONL} {
-			files = append(files, &renderedFile{base: base{fsys: fsys}, ref: branchRef{s: s}, format: f, known: -1})
+			files = append(files, newRenderedFile(fsys, branchRef{s: s}, f, 0))
 		}
 	}
 	held := func() int { return root.Held()["bigPiece"] }
@@ -92,7 +92,7 @@ func TestBigPieceServedWithoutReading(t *testing.T) {
 	if err := s.Append("", [][]byte{fmt.Appendf(nil, `{"role":"user","content":%q}`, strings.Repeat("a ", 300<<10))}); err != nil {
 		t.Fatal(err)
 	}
-	n := &renderedFile{base: base{fsys: New(st, Options{}).fsys}, ref: branchRef{s: s}, format: formatMarkdown, known: -1}
+	n := newRenderedFile(New(st, Options{}).fsys, branchRef{s: s}, formatMarkdown, 0)
 	read := func(off int64) []byte {
 		dest := make([]byte, 128<<10)
 		r, errno := n.Read(nil, nil, dest, off)

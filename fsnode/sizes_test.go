@@ -28,7 +28,7 @@ func TestSizeCacheDroppedOnForget(t *testing.T) {
 	}
 	fsys := New(st, Options{}).fsys
 	node := func(f format, turn int) *renderedFile {
-		return &renderedFile{base: base{fsys: fsys}, ref: branchRef{s: s}, format: f, turn: turn, known: -1}
+		return newRenderedFile(fsys, branchRef{s: s}, f, turn)
 	}
 	caches := func() int {
 		fsys.mu.Lock()

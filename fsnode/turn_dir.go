@@ -140,9 +140,9 @@ func (n *turnDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	var in *fs.Inode
 	switch name {
 	case "transcript.md":
-		in = child(ctx, &n.Inode, name, &renderedFile{base: base{fsys: n.fsys}, ref: n.ref, format: formatMarkdown, turn: n.turn, known: -1}, fileMode, ino(kindTurnTranscript, n.ids...))
+		in = child(ctx, &n.Inode, name, newRenderedFile(n.fsys, n.ref, formatMarkdown, n.turn), fileMode, ino(kindTurnTranscript, n.ids...))
 	case "messages.jsonl":
-		in = child(ctx, &n.Inode, name, &renderedFile{base: base{fsys: n.fsys}, ref: n.ref, format: formatJSONL, turn: n.turn, known: -1}, fileMode, ino(kindTurnMessages, n.ids...))
+		in = child(ctx, &n.Inode, name, newRenderedFile(n.fsys, n.ref, formatJSONL, n.turn), fileMode, ino(kindTurnMessages, n.ids...))
 	case "fork":
 		in = child(ctx, &n.Inode, name, &forkDir{base: base{fsys: n.fsys}, ref: n.ref, turn: n.turn}, syscall.S_IFDIR, ino(kindFork, n.ids...))
 	default:

@@ -33,7 +33,7 @@ func TestTurnTimeKept(t *testing.T) {
 	fsys := New(store, Options{}).fsys
 	ref := branchRef{s: s}
 	dir1, dir2 := &turnDir{base: base{fsys: fsys}, ref: ref, turn: 1}, &turnDir{base: base{fsys: fsys}, ref: ref, turn: 2}
-	file1 := &renderedFile{base: base{fsys: fsys}, ref: ref, format: formatMarkdown, turn: 1, known: -1}
+	file1 := newRenderedFile(fsys, ref, formatMarkdown, 1)
 	mtime := func(getattr func(context.Context, fs.FileHandle, *fuse.AttrOut) syscall.Errno) string {
 		var out fuse.AttrOut
 		if errno := getattr(owner, nil, &out); errno != 0 {
