@@ -61,7 +61,7 @@ for name, f in tries:
 func othersPython(t *testing.T) string {
 	t.Helper()
 	for _, p := range []string{"/usr/bin/python3", "/usr/local/bin/python3", "python3"} {
-		if runCmd(t, "", "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", p, "-c", "pass").code == 0 {
+		if asNobody(t, `exec "$@"`, p, "-c", "pass").code == 0 {
 			return p
 		}
 	}
@@ -103,7 +103,7 @@ func TestAllowOtherOthersOnlyRead(t *testing.T) {
 	before := sh(t, `cd "$1" && ls -R . | sort && cat s/meta.json s/messages.jsonl s/meta.json~ archive/old/meta.json`, m.Dir)
 
 	python := othersPython(t)
-	r := runCmd(t, "", "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", othersTry, m.Dir, trashed[0])
+	r := asNobody(t, `exec "$@"`, python, "-c", othersTry, m.Dir, trashed[0])
 	if r.code != 0 {
 		t.Fatalf("python3 as nobody: %v", r)
 	}

@@ -15,29 +15,53 @@ import (
 	"github.com/sessfs/sessfs/fsnode"
 )
 
-// storeSnapshot is every file of a store and a hash of its bytes.
+// storeSnapshot is every path of a store and what it is, a file with a
+// hash of its bytes: two snapshots are equal when nothing changed.
 func storeSnapshot(t *testing.T, root string) string {
 	t.Helper()
 	var rows []string
-	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+	for rel, what := range tree(t, root) {
+		rows = append(rows, rel+": "+what)
+	}
+	sort.Strings(rows)
+	return strings.Join(rows, "\n")
+}
+
+// tree is what every path under root is, by its path relative to root
+// ("." for root): "folder", "link to TARGET", "file of N bytes, sha256 H",
+// or another type's name. A path it cannot read fails the test.
+func tree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	paths := map[string]string{}
+	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(root, p)
 		switch {
+		case fi.IsDir():
+			paths[rel] = "folder"
 		case fi.Mode()&os.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			rows = append(rows, rel+" -> "+target)
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			paths[rel] = "link to " + target
 		case fi.Mode().IsRegular():
-			data, _ := os.ReadFile(p)
-			rows = append(rows, fmt.Sprintf("%s %x", rel, sha256.Sum256(data)))
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			paths[rel] = fmt.Sprintf("file of %d bytes, sha256 %x", len(data), sha256.Sum256(data))
 		default:
-			rows = append(rows, rel+"/")
+			paths[rel] = fi.Mode().Type().String()
 		}
 		return nil
 	})
-	sort.Strings(rows)
-	return strings.Join(rows, "\n")
+	if err != nil {
+		t.Fatalf("walk %s: %v", root, err)
+	}
+	return paths
 }
 
 // Every kind of bad input through the mount fails with its exact errno and

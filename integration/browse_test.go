@@ -229,12 +229,7 @@ func TestBrowseTimes(t *testing.T) {
 // Real sessions written by Claude Code, converted to messages and stored:
 // their transcripts read through the mount in full, with exact sizes.
 func TestRealSessions(t *testing.T) {
-	// The team's shared folder sits beside the repository (see the
-	// Makefile's DEMO_DATA); this package runs in <repo>/integration.
-	files, _ := filepath.Glob("../../shared/data/claude-code/*.jsonl")
-	if len(files) == 0 {
-		t.Skip("no real sessions: ../shared/data/claude-code is absent beside the repository")
-	}
+	files := sharedData(t, "claude-code/*.jsonl")
 	m := newMount(t)
 	type want struct {
 		name, firstUser string

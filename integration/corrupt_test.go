@@ -3,7 +3,6 @@ package integration
 import (
 	"log"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,11 +123,7 @@ func TestCorruptStoreMounts(t *testing.T) {
 // and the next append that fits works.
 func TestFullDisk(t *testing.T) {
 	requireFUSE(t)
-	tiny := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", tiny).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs to fill (%v: %s)", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", tiny).Run() })
+	tiny := tmpfs(t, "1m")
 	storeDir := filepath.Join(tiny, "store")
 	st, err := backing.Open(storeDir, backing.Options{})
 	if err != nil {

@@ -56,45 +56,10 @@ func TestCrashDaemonKilled(t *testing.T) {
 	mnt := mountDir(t)
 	acked := map[[2]int]bool{}
 	for round := range crashRounds() {
-		daemon := startDaemon(t, store, mnt)
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		enough := make(chan struct{}, 4)
-		want := 1 + rand.IntN(40) // acknowledged writes per writer before the kill
-		for w := range 4 {
-			writer := round*10 + w
-			cmd := exec.Command("python3", "-c", writerScript, filepath.Join(mnt, "s", "append"), strconv.Itoa(writer))
-			out, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sc := bufio.NewScanner(out)
-				n := 0
-				for sc.Scan() {
-					seq, _ := strconv.Atoi(sc.Text())
-					mu.Lock()
-					acked[[2]int{writer, seq}] = true
-					mu.Unlock()
-					if n++; n == want {
-						enough <- struct{}{}
-					}
-				}
-				cmd.Wait()
-			}()
-		}
-		for range 4 {
-			select {
-			case <-enough:
-			case <-time.After(20 * time.Second):
-				t.Fatalf("round %d: writers did not reach %d writes each", round, want)
-			}
-		}
-		daemon.Process.Kill()
-		daemon.Wait()
-		wg.Wait() // every writer saw its write fail and stopped
+		killDaemonWhileWriting(t, store, mnt, round, writerScript, func(writer int, line string) {
+			seq, _ := strconv.Atoi(line)
+			acked[[2]int{writer, seq}] = true
+		})
 	}
 	// Remount on the dead mount point: sessfs mount must clear it.
 	startDaemon(t, store, mnt)
@@ -196,6 +161,54 @@ func TestCrashCLIKilled(t *testing.T) {
 	if r := cliResult(t, store, "", "fsck"); r.code != 0 {
 		t.Errorf("fsck after repair: %v", r)
 	}
+}
+
+// killDaemonWhileWriting is one round of a daemon crash: it starts a
+// daemon on mnt, runs four python3 writers of script (its arguments: the
+// session s's append file and the writer's number, round*10 + 0…3), kills
+// the daemon with SIGKILL once each writer has printed a random 1 to 40
+// lines, and returns once every writer has stopped. Each line a writer
+// prints goes to seen, one line at a time.
+func killDaemonWhileWriting(t *testing.T, store, mnt string, round int, script string, seen func(writer int, line string)) {
+	t.Helper()
+	daemon := startDaemon(t, store, mnt)
+	var mu sync.Mutex // the writers print at once
+	var wg sync.WaitGroup
+	enough := make(chan struct{}, 4)
+	want := 1 + rand.IntN(40) // lines per writer before the kill
+	for w := range 4 {
+		writer := round*10 + w
+		cmd := exec.Command("python3", "-c", script, filepath.Join(mnt, "s", "append"), strconv.Itoa(writer))
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := bufio.NewScanner(out)
+			n := 0
+			for sc.Scan() {
+				mu.Lock()
+				seen(writer, sc.Text())
+				mu.Unlock()
+				if n++; n == want {
+					enough <- struct{}{}
+				}
+			}
+			cmd.Wait()
+		}()
+	}
+	for range 4 {
+		select {
+		case <-enough:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("round %d: writers did not reach %d writes each", round, want)
+		}
+	}
+	daemon.Process.Kill()
+	daemon.Wait()
+	wg.Wait() // every writer saw its write fail and stopped
 }
 
 // startDaemon runs `sessfs mount` in the background (not to be stopped

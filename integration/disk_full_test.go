@@ -3,7 +3,6 @@ package integration
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,11 +20,7 @@ import (
 func TestFullDiskErrorsAreTrue(t *testing.T) {
 	requireFUSE(t)
 	needCLI(t)
-	tiny := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", tiny).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs to fill (%v: %s)", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", tiny).Run() })
+	tiny := tmpfs(t, "1m")
 	storeDir := filepath.Join(tiny, "store")
 	st, err := backing.Open(storeDir, backing.Options{})
 	if err != nil {

@@ -55,21 +55,6 @@ os.rename(A[0] + "/meta.json.tmp", A[0] + "/notes.md")
 	}
 }
 
-// storeExtra is a field of the user's own in s's meta.json, as the store
-// holds it: editor tests add one and check it arrived.
-func storeExtra(t *testing.T, m *mount, key string) string {
-	t.Helper()
-	s, err := m.Store.Session("s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta, err := s.Meta()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(meta.Extra[key])
-}
-
 // afterEditor checks an editor's save: it exited 0, the store holds the
 // field it added, and no temporary is left but the backup, if one is
 // wanted, holding the document as it was.
@@ -78,7 +63,7 @@ func afterEditor(t *testing.T, m *mount, what string, r result, key, oldDoc stri
 	if r.code != 0 {
 		t.Errorf("%s: %v", what, r)
 	}
-	if got := storeExtra(t, m, key); got != "true" {
+	if got := string(storeMeta(t, m, "s").Extra[key]); got != "true" {
 		t.Errorf("%s: the store's meta.json has %s = %q, want true", what, key, got)
 	}
 	want := sessionFiles

@@ -154,6 +154,24 @@ func mountDir(t *testing.T) string {
 	return dir
 }
 
+// tmpfs mounts a tmpfs of size ("1m") on a fresh folder, for a test that
+// fills a disk or needs a mount that is not sessfs's, and returns the
+// folder. It is unmounted when the test ends; the folder is one of this
+// run's mount points (mountDir), so TestMain finds it if it is left.
+func tmpfs(t *testing.T, size string) string {
+	t.Helper()
+	dir := mountDir(t)
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
+		cannotRun(t, fmt.Sprintf("cannot mount a %s tmpfs: %v", size, err))
+	}
+	t.Cleanup(func() {
+		if syscall.Unmount(dir, 0) != nil {
+			forceUnmount(dir)
+		}
+	})
+	return dir
+}
+
 // mount is one in-process mount of a store: the test process serves the
 // kernel's requests while the programs it runs make them.
 type mount struct {
@@ -545,6 +563,21 @@ func storeMessages(t *testing.T, storeDir, session, branch string) []msg {
 	return out
 }
 
+// storeMeta is session name's meta.json as the store holds it, read from
+// the store, not the mount: what an edit through the mount really changed.
+func storeMeta(t *testing.T, m *mount, name string) backing.Meta {
+	t.Helper()
+	s, err := m.Store.Session(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := s.Meta()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return meta
+}
+
 // contents lists the contents of messages, for comparisons and messages.
 func contents(ms []msg) []string {
 	out := make([]string, len(ms))
@@ -555,6 +588,23 @@ func contents(ms []msg) []string {
 }
 
 // ---- making sessions ----
+
+// sharedData is the real session files that match patterns ("codex/*.jsonl")
+// in the team's shared data folder, which sits beside the repository (see
+// the Makefile's DEMO_DATA; this package runs in <repo>/integration). The
+// test is skipped when none does.
+func sharedData(t *testing.T, patterns ...string) []string {
+	t.Helper()
+	var files []string
+	for _, p := range patterns {
+		match, _ := filepath.Glob(filepath.Join("..", "..", "shared", "data", p))
+		files = append(files, match...)
+	}
+	if len(files) == 0 {
+		t.Skipf("no real sessions: ../shared/data/%s is absent beside the repository", strings.Join(patterns, ", "))
+	}
+	return files
+}
 
 // jsonMsg is one message line, without the newline.
 func jsonMsg(role, content string) string {

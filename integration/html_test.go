@@ -125,10 +125,7 @@ func cutElement(after, open, close string) func(string) string {
 // collapsed or never drawn would change none.
 func TestTranscriptHTMLInChromium(t *testing.T) {
 	browser := chromium(t)
-	src := filepath.Join("..", "..", "shared", "data", "claude-code", "hello-world-script.jsonl")
-	if _, err := os.Stat(src); err != nil {
-		t.Skip("no real session in ../shared/data")
-	}
+	src := sharedData(t, "claude-code/hello-world-script.jsonl")[0]
 	m := newMount(t)
 	name := strings.TrimSpace(cli(t, m.StoreDir, "import", src))
 	page := m.P(name, "transcript.html")
@@ -299,41 +296,38 @@ func htmlText(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
-// transcript.html of a real Claude Code session, with a prompt holding an
-// image block and a Markdown reply appended: Chromium draws the Markdown,
-// the image and the session's own Bash call, collapsed, its command on the
-// summary line.
-func TestTranscriptHTMLClaudeCode(t *testing.T) {
+// transcript.html of a real Claude Code and a real Codex session, with a
+// prompt holding an image and a Markdown reply appended: Chromium draws the
+// Markdown, the image and a call of the session's own, collapsed, its
+// command on the summary line. Claude Code's image is an image block and
+// its call the session's Bash; Codex's image an input_image with a data:
+// URL, its call an exec_command whose arguments are a JSON string.
+func TestTranscriptHTMLAgents(t *testing.T) {
 	browser := chromium(t)
-	src := filepath.Join("..", "..", "shared", "data", "claude-code", "hello-world-script.jsonl")
-	if _, err := os.Stat(src); err != nil {
-		t.Skip("no real session in ../shared/data")
+	img := testImage(t)
+	for _, c := range []struct {
+		agent, src string
+		lines      []string // appended to the session
+		command    string   // of the call shown
+	}{
+		{"claude-code", "claude-code/hello-world-script.jsonl", []string{
+			`{"role":"user","content":[{"type":"text","text":"Here is the chart."},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + img + `"}}]}`,
+			`{"role":"assistant","content":[{"type":"text","text":` + jsonString(markdownReply) + `}]}`,
+		}, "chmod +x /tmp/tmp74wiyiny/hello.sh && /tmp/tmp74wiyiny/hello.sh"},
+		{"codex", "codex/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl", []string{
+			`{"role":"user","content":[{"type":"input_text","text":"Here is the chart."},{"type":"input_image","image_url":"data:image/png;base64,` + img + `"}]}`,
+			`{"role":"assistant","content":[{"type":"function_call","name":"exec_command","call_id":"call_1","arguments":"{\"cmd\":\"ls -la /srv/charts\",\"workdir\":\"/srv\"}"}]}`,
+			`{"role":"assistant","content":[{"type":"output_text","text":` + jsonString(markdownReply) + `}]}`,
+		}, "ls -la /srv/charts"},
+	} {
+		t.Run(c.agent, func(t *testing.T) {
+			src := sharedData(t, c.src)[0]
+			m := newMount(t)
+			name := strings.TrimSpace(cli(t, m.StoreDir, "import", src))
+			appendLines(t, m.P(name, "append"), c.lines...)
+			checkTranscriptHTML(t, browser, m.P(name, "transcript.html"), c.command)
+		})
 	}
-	m := newMount(t)
-	name := strings.TrimSpace(cli(t, m.StoreDir, "import", src))
-	appendLines(t, m.P(name, "append"),
-		`{"role":"user","content":[{"type":"text","text":"Here is the chart."},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`+testImage(t)+`"}}]}`,
-		`{"role":"assistant","content":[{"type":"text","text":`+jsonString(markdownReply)+`}]}`,
-	)
-	checkTranscriptHTML(t, browser, m.P(name, "transcript.html"), "chmod +x /tmp/tmp74wiyiny/hello.sh && /tmp/tmp74wiyiny/hello.sh")
-}
-
-// The same for a real Codex session: the image is an input_image with a
-// data: URL, the call an exec_command whose arguments are a JSON string.
-func TestTranscriptHTMLCodex(t *testing.T) {
-	browser := chromium(t)
-	src := filepath.Join("..", "..", "shared", "data", "codex", "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl")
-	if _, err := os.Stat(src); err != nil {
-		t.Skip("no real session in ../shared/data")
-	}
-	m := newMount(t)
-	name := strings.TrimSpace(cli(t, m.StoreDir, "import", src))
-	appendLines(t, m.P(name, "append"),
-		`{"role":"user","content":[{"type":"input_text","text":"Here is the chart."},{"type":"input_image","image_url":"data:image/png;base64,`+testImage(t)+`"}]}`,
-		`{"role":"assistant","content":[{"type":"function_call","name":"exec_command","call_id":"call_1","arguments":"{\"cmd\":\"ls -la /srv/charts\",\"workdir\":\"/srv\"}"}]}`,
-		`{"role":"assistant","content":[{"type":"output_text","text":`+jsonString(markdownReply)+`}]}`,
-	)
-	checkTranscriptHTML(t, browser, m.P(name, "transcript.html"), "ls -la /srv/charts")
 }
 
 func jsonString(s string) string {

@@ -17,20 +17,6 @@ func metaOf(t *testing.T, path string) map[string]any {
 	return m
 }
 
-// storeTitle is the title the store holds, read with a fresh handle.
-func storeTitle(t *testing.T, m *mount, name string) string {
-	t.Helper()
-	s, err := m.Store.Session(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta, err := s.Meta()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return meta.Title
-}
-
 // Python edits: read the document, change fields, write it back.
 const pyEditMeta = `
 p, changes = A[0], json.loads(A[1])
@@ -49,8 +35,8 @@ func TestMetaTruncateWrite(t *testing.T) {
 	before := metaOf(t, path)
 	wantOK(t, "edit meta.json", pyEditMeta, path, `{"title": "New title", "tags": ["x", "y"], "mine": {"k": 1}}`)
 	after := metaOf(t, path)
-	if after["title"] != "New title" || storeTitle(t, m, "s") != "New title" {
-		t.Errorf("title after the edit: mount %v, store %q; want New title", after["title"], storeTitle(t, m, "s"))
+	if after["title"] != "New title" || storeMeta(t, m, "s").Title != "New title" {
+		t.Errorf("title after the edit: mount %v, store %q; want New title", after["title"], storeMeta(t, m, "s").Title)
 	}
 	if mine, _ := after["mine"].(map[string]any); mine["k"] != 1.0 {
 		t.Errorf("a field of the user's own was not kept: %v", after)
@@ -86,7 +72,7 @@ with open(tmp, "w") as f:
     os.fsync(f.fileno())
 os.rename(tmp, A[0])
 `, path, string(data))
-	if got := storeTitle(t, m, "s"); got != "Renamed-in title" {
+	if got := storeMeta(t, m, "s").Title; got != "Renamed-in title" {
 		t.Errorf("store title after the rename = %q, want Renamed-in title", got)
 	}
 	eventually(t, 2*time.Second, "meta.json showing the new title", func() (bool, string) {
@@ -146,7 +132,7 @@ os.close(fd)
 			t.Errorf("after the refused edit %q meta.json changed:\n got %q\nwant %q", trunc(bad), got, before)
 		}
 	}
-	if got := storeTitle(t, m, "s"); got != "Kept title" {
+	if got := storeMeta(t, m, "s").Title; got != "Kept title" {
 		t.Errorf("store title = %q, want Kept title", got)
 	}
 }

@@ -74,7 +74,7 @@ os.write(fd, d[7:int(A[2])])   # ends with the "}" of the nested object
 os.write(fd, d[int(A[2]):])
 os.close(fd)
 `, path, string(data), strconv.Itoa(cut))
-	if got := storeTitle(t, m, "s"); got != "In pieces" {
+	if got := storeMeta(t, m, "s").Title; got != "In pieces" {
 		t.Errorf("title after a write in pieces = %q", got)
 	}
 
@@ -90,7 +90,7 @@ os.write(fd, A[1].encode())
 os.ftruncate(fd, len(A[1].encode()))
 os.close(fd)
 `, path, string(data))
-	if got := storeTitle(t, m, "s"); got != "Short" {
+	if got := storeMeta(t, m, "s").Title; got != "Short" {
 		t.Errorf("title after an overwrite = %q", got)
 	}
 
@@ -108,7 +108,7 @@ os.close(fd)
 	if printed != "refused EINVAL" {
 		t.Errorf("write of [1]: %q, want refused EINVAL", printed)
 	}
-	if got := storeTitle(t, m, "s"); got != "After a refusal" {
+	if got := storeMeta(t, m, "s").Title; got != "After a refusal" {
 		t.Errorf("title after a refused write and a good one = %q", got)
 	}
 }

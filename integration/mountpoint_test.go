@@ -3,7 +3,6 @@ package integration
 import (
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -50,11 +49,7 @@ func TestMountRefusesMountedPoint(t *testing.T) {
 		t.Errorf("the first mount is hidden: ls = %q", got)
 	}
 
-	tmp := mountDir(t)
-	if err := syscall.Mount("tmpfs", tmp, "tmpfs", 0, "size=1m"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Unmount(tmp, 0) })
+	tmp := tmpfs(t, "1m")
 	oneLine(t, cliResult(t, storeB, "", "mount", tmp), tmp+" is already a mount of type tmpfs")
 	oneLine(t, runCmd(t, "", sessfsBin, "umount", tmp), tmp+" is not a sessfs mount: it is a mount of type tmpfs")
 	if n := mountCount(tmp); n != 1 {

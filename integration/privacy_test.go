@@ -9,7 +9,8 @@ import (
 	"github.com/sessfs/sessfs/fsnode"
 )
 
-// asNobody runs a shell command as the user nobody.
+// asNobody runs a shell command as the user nobody; args are $1, $2, …,
+// and the script `exec "$@"` runs a program.
 func asNobody(t *testing.T, script string, args ...string) result {
 	t.Helper()
 	return runCmd(t, "", "setpriv", append([]string{"--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c", script, "sh"}, args...)...)

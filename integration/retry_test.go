@@ -1,14 +1,11 @@
 package integration
 
 import (
-	"bufio"
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -91,50 +88,15 @@ func TestRetryAfterDaemonKilled(t *testing.T) {
 	sent := map[string]bool{} // every message a writer sent, acknowledged or not
 	var failed []string       // the lines to send again
 	for round := range crashRounds() {
-		daemon := startDaemon(t, store, mnt)
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		enough := make(chan struct{}, 4)
-		want := 1 + rand.IntN(40)
-		for w := range 4 {
-			writer := round*10 + w
-			cmd := exec.Command("python3", "-c", retryWriterScript, filepath.Join(mnt, "s", "append"), strconv.Itoa(writer))
-			out, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+		killDaemonWhileWriting(t, store, mnt, round, retryWriterScript, func(writer int, line string) {
+			if seq, ok := strings.CutPrefix(line, "failed "); ok {
+				id := fmt.Sprintf("w%d-%s", writer, seq)
+				sent[id] = true
+				failed = append(failed, fmt.Sprintf(`{"id":%q,"role":"user","content":%q}`, id, id))
+			} else {
+				sent[fmt.Sprintf("w%d-%s", writer, line)] = true
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sc := bufio.NewScanner(out)
-				n := 0
-				for sc.Scan() {
-					mu.Lock()
-					if seq, ok := strings.CutPrefix(sc.Text(), "failed "); ok {
-						id := fmt.Sprintf("w%d-%s", writer, seq)
-						sent[id] = true
-						failed = append(failed, fmt.Sprintf(`{"id":%q,"role":"user","content":%q}`, id, id))
-					} else {
-						sent[fmt.Sprintf("w%d-%s", writer, sc.Text())] = true
-					}
-					mu.Unlock()
-					if n++; n == want {
-						enough <- struct{}{}
-					}
-				}
-				cmd.Wait()
-			}()
-		}
-		for range 4 {
-			select {
-			case <-enough:
-			case <-time.After(20 * time.Second):
-				t.Fatalf("round %d: writers did not reach %d writes each", round, want)
-			}
-		}
-		daemon.Process.Kill()
-		daemon.Wait()
-		wg.Wait()
+		})
 	}
 	startDaemon(t, store, mnt)
 	sh(t, `printf '%s\n' "$2" >> "$1"`, filepath.Join(mnt, "s", "append"), strings.Join(failed, "\n"))

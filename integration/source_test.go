@@ -14,10 +14,7 @@ import (
 func TestMountSource(t *testing.T) {
 	requireFUSE(t)
 	needCLI(t)
-	data, _ := filepath.Glob(filepath.Join("..", "..", "shared", "data", "claude-code", "*.jsonl"))
-	if len(data) == 0 {
-		t.Skip("no real sessions in ../shared/data")
-	}
+	data := sharedData(t, "claude-code/*.jsonl")
 	agent := filepath.Join(t.TempDir(), "projects")
 	proj := filepath.Join(agent, "-home-me-proj")
 	if err := os.MkdirAll(proj, 0o755); err != nil {

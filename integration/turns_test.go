@@ -77,14 +77,7 @@ func humanPrompts(t *testing.T, path string) int {
 // (ls, branches, info.json, export.json) means the same thing.
 func TestTurnsOfRealSessions(t *testing.T) {
 	needCLI(t)
-	var files []string
-	for _, dir := range []string{"claude-code", "codex"} {
-		fs, _ := filepath.Glob(filepath.Join("../../shared/data", dir, "*.jsonl"))
-		files = append(files, fs...)
-	}
-	if len(files) == 0 {
-		t.Skip("no real sessions: ../shared/data is absent beside the repository")
-	}
+	files := sharedData(t, "claude-code/*.jsonl", "codex/*.jsonl")
 	store := filepath.Join(t.TempDir(), "store")
 	cli(t, store, "import", files...)
 	m := mountStore(t, store, mountDir(t), fsnode.Options{})
