@@ -50,6 +50,7 @@ func TestAppendRefusesEmpty(t *testing.T) {
 	s.ok("new", "a")
 	s.fails(2, "the message is empty", "", "append", "a", "")
 	s.fails(2, "the message is empty", "", "append", "--role", "assistant", "a", " \n\t")
+	s.fails(2, "the message is empty or blank; nothing appended", "", "append", "a", " ")
 	s.fails(1, "standard input is empty or blank", "", "append", "a", "-")
 	s.fails(1, "standard input is empty or blank", " \n\n\t\n", "append", "a", "-")
 	if x, _ := s.session("a", "active"); x.Messages != 0 {

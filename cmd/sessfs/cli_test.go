@@ -56,6 +56,29 @@ func TestHelpOfEveryCommand(t *testing.T) {
 	}
 }
 
+// The help of a command says what it does precisely: what show's header
+// holds and what --turn leaves out, that counts of messages leave events
+// out, what append refuses.
+func TestHelpTexts(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"show", []string{"opens with a header: the title", "the agent and its version", "last active (UTC", "With --turn N, only turn N", "without the\nheader", "show only turn N (1-based), without the header"}},
+		{"branches", []string{"visible messages", "Events (the lines an import keeps\nthat are not conversation) are not counted"}},
+		{"fork", []string{"the first N visible messages", "are not counted", "keep the first N visible messages (events not counted)"}},
+		{"append", []string{"An empty or blank\nTEXT is refused (exit 2)", "empty or blank standard input (exit 1)"}},
+		{"umount", []string{"A path where no sessfs is mounted (a missing one too) is refused"}},
+	} {
+		r := runIn(t, "", c.cmd, "--help")
+		for _, want := range c.want {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("sessfs %s --help lacks %q:\n%s", c.cmd, want, r.stdout)
+			}
+		}
+	}
+}
+
 func TestUnknownFlag(t *testing.T) {
 	s := newStore(t)
 	for _, c := range commands() {

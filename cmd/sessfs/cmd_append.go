@@ -19,8 +19,9 @@ TEXT is one message {"role": R, "content": TEXT}. With -, standard input is
 read to its end: if its first non-blank byte is '{' each non-blank line is
 one message (a JSON object with a string "role" and a "content"; other fields
 are kept), else all of it is one text message (one trailing newline
-stripped). A single invalid line rejects the whole input. An empty message
-is refused, as is input of only blanks: nothing is appended.`)
+stripped). A single invalid line rejects the whole input. An empty or blank
+TEXT is refused (exit 2), as is empty or blank standard input (exit 1):
+nothing is appended.`)
 	branch := c.fs.String("branch", "", "the branch to append to (default: the default branch)")
 	role := c.fs.String("role", "user", "the role of a text message")
 	rest, code, ok := c.parse(args, 2, 2)
@@ -31,7 +32,7 @@ is refused, as is input of only blanks: nothing is appended.`)
 	// An empty message would show as an empty turn; the mount appends
 	// nothing for it, and here it is most likely an unset variable.
 	if strings.TrimSpace(arg) == "" {
-		return c.usageError("the message is empty; nothing appended")
+		return c.usageError("the message is empty or blank; nothing appended")
 	}
 
 	// Find the session and branch before reading stdin, so that a typo

@@ -25,9 +25,11 @@ type branchJSON struct {
 func runBranches(args []string) int {
 	c := newCLI("branches", "[--json] SESSION",
 		`Lists the branches of SESSION, the default one first and marked '*':
-MESSAGES counts the branch's messages with its ancestry resolved, PARENT is
-the branch its history continues and FORKED AT how many of the parent's
-messages it starts with.`)
+MESSAGES counts the branch's visible messages with its ancestry resolved,
+PARENT is the branch its history continues and FORKED AT how many of the
+parent's visible messages it starts with. Events (the lines an import keeps
+that are not conversation) are not counted; they are in messages.jsonl and
+export.json, whose positions therefore include them.`)
 	asJSON := c.fs.Bool("json", false, "print one JSON array of objects")
 	rest, code, ok := c.parse(args, 1, 1)
 	if !ok {

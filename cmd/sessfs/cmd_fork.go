@@ -10,12 +10,12 @@ func runFork(args []string) int {
 	c := newCLI("fork", "[--from B] [--at TURN | --at-message N] SESSION NEWBRANCH",
 		`Creates branch NEWBRANCH of SESSION and prints its name. It starts with the
 messages of branch B (default: the default branch): all of them, or those up
-to the end of turn TURN (--at), or the first N (--at-message; events, the
-lines an import keeps that are not conversation, are not counted). No message
-is copied.`)
+to the end of turn TURN (--at), or the first N visible messages (--at-message,
+counted as sessfs branches counts them: events, the lines an import keeps that
+are not conversation, are not counted). No message is copied.`)
 	from := c.fs.String("from", "", "the branch to fork (default: the default branch)")
 	atTurn := c.fs.Int("at", 0, "keep the messages up to the end of this `TURN` (1-based)")
-	atMsg := c.fs.Int("at-message", 0, "keep the first `N` messages")
+	atMsg := c.fs.Int("at-message", 0, "keep the first `N` visible messages (events not counted)")
 	rest, code, ok := c.parse(args, 2, 2)
 	if !ok {
 		return code

@@ -372,8 +372,8 @@ func reportReady(mnt string) {
 func runUmount(args []string) int {
 	c := newCLI("umount", "[--lazy] MOUNTPOINT",
 		"Unmounts a sessfs mount, a dead one too; its `sessfs mount` process then\n"+
-			"exits 0. A path where no sessfs is mounted is refused, and anything else\n"+
-			"mounted there left alone.")
+			"exits 0. A path where no sessfs is mounted (a missing one too) is refused\n"+
+			"in one line, and anything else mounted there left alone.")
 	lazy := c.fs.Bool("lazy", false, "detach now, finish when the last user lets go")
 	rest, code, ok := c.parse(args, 1, 1)
 	if !ok {
@@ -389,7 +389,13 @@ func runUmount(args []string) int {
 		// No mount table to check against: let umount(2) or fusermount say.
 	case !ok:
 		if _, err := os.Lstat(mnt); err != nil {
-			return c.fail(err)
+			// "X is not a sessfs mount: no such file or directory", in
+			// the words of the other refusals, not lstat's.
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return c.fail(fmt.Errorf("%s is not a sessfs mount: %w", rest[0], err))
 		}
 		return c.fail(fmt.Errorf("%s is not a sessfs mount: nothing is mounted there", rest[0]))
 	case e.fstype != sessfsType:

@@ -18,10 +18,17 @@ func runShow(args []string) int {
 	c := newCLI("show", "[--branch B] [--format md|jsonl] [--turn N] SESSION",
 		`Writes a branch of SESSION (default: its default branch), ancestry resolved,
 to standard output: as Markdown, like transcript.md, or as JSON lines, like
-messages.jsonl. With --turn, only turn N (1-based).`)
+messages.jsonl. The Markdown opens with a header: the title (else the
+session's name), then a line each for the agent and its version, the model,
+the cwd, the git branch, when the session was created and last active (UTC,
+to the minute), the branch and, for a fork, the branch and message (and turn)
+it was forked after; empty fields are left out. A "## Turn N" heading then
+opens each turn. With --turn N, only turn N (1-based; a turn starts at a
+prompt the human typed), as turns/<n>/transcript.md has it: without the
+header.`)
 	branch := c.fs.String("branch", "", "the branch to show (default: the default branch)")
 	format := c.fs.String("format", "md", "md (Markdown) or jsonl (one message a line)")
-	turn := c.fs.Int("turn", 0, "show only turn `N` (1-based)")
+	turn := c.fs.Int("turn", 0, "show only turn `N` (1-based), without the header")
 	rest, code, ok := c.parse(args, 1, 1)
 	if !ok {
 		return code

@@ -14,4 +14,6 @@ func TestUmountNotAMount(t *testing.T) {
 	s.fails(1, dir+" is not a sessfs mount: nothing is mounted there", "", "umount", dir)
 	missing := filepath.Join(dir, "missing")
 	s.fails(1, "no such file or directory", "", "umount", missing)
+	// In the words of the other refusals, not lstat's.
+	s.fails(1, missing+" is not a sessfs mount: no such file or directory", "", "umount", missing)
 }
