@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"unicode"
 
@@ -17,8 +16,8 @@ import (
 // the end of its id ("codex-7fad920aa6f9"). A name another session has
 // takes a suffix, -2, -3, …. A subagent's file is named after its session:
 // "<session's name>-agent-<id>". The name is chosen once, at the first
-// import; later imports find the session by its source's id (importIndex),
-// so the user may rename it.
+// import; later imports find the session by its source's id (importRun's
+// index, import_index.go), so the user may rename it.
 
 // Bounds of a name made of words: a few, one short column in ls.
 const (
@@ -61,7 +60,7 @@ func slug(s string) string {
 func (r *importRun) nameBase(k sourceKey, src *importer.Session) (base, fallback string) {
 	id := k.id
 	if id == "" {
-		id = strings.TrimSuffix(filepath.Base(k.file), ".jsonl")
+		id = strings.TrimSuffix(k.file, ".jsonl") // k.file is a base name already
 	}
 	fallback = string(k.format) + "-" + shortID(id)
 	base = slug(src.Slug)
