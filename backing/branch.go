@@ -124,9 +124,12 @@ func encodeBranch(b Branch) []byte {
 // Head is the fork point at the head of a branch.
 const Head = -1
 
-// Fork creates branch name from branch from, keeping the first at messages
-// of from (Head: all of them, as of now). It copies no message and writes
-// one small file and one empty log, whatever the length of from.
+// Fork creates branch name from the branch of id from ("" is the default
+// branch), keeping the first at messages of from (Head: all of them, as of
+// now). It copies no message and writes one small file and one empty log,
+// whatever the length of from. Branch operations take ids: a name is
+// looked up once, by whoever got it from a user, so a rename in between
+// cannot redirect the operation to another branch.
 func (s *Session) Fork(from string, at int, name string) (Branch, error) {
 	if err := ValidName(name); err != nil {
 		return Branch{}, err
@@ -139,7 +142,7 @@ func (s *Session) Fork(from string, at int, name string) (Branch, error) {
 	if _, err := s.Branch(name); err == nil {
 		return Branch{}, fmt.Errorf("branch %q: %w", name, ErrExist)
 	}
-	src, err := s.Branch(from)
+	src, err := s.branchOrDefault(from)
 	if err != nil {
 		return Branch{}, err
 	}
@@ -165,8 +168,16 @@ func (s *Session) Fork(from string, at int, name string) (Branch, error) {
 	return s.createBranch(b)
 }
 
-// RenameBranch renames a branch: one atomic replace of its file.
-func (s *Session) RenameBranch(old, name string) error {
+// branchOrDefault is the branch of id, or the default branch for "".
+func (s *Session) branchOrDefault(id string) (Branch, error) {
+	if id == "" {
+		return s.Branch("")
+	}
+	return s.BranchByID(id)
+}
+
+// RenameBranch renames the branch of id: one atomic replace of its file.
+func (s *Session) RenameBranch(id, name string) error {
 	if err := ValidName(name); err != nil {
 		return err
 	}
@@ -175,11 +186,11 @@ func (s *Session) RenameBranch(old, name string) error {
 		return err
 	}
 	defer unlock()
-	b, err := s.Branch(old)
+	b, err := s.branchOrDefault(id)
 	if err != nil {
 		return err
 	}
-	if old == name {
+	if b.Name == name {
 		return nil
 	}
 	if _, err := s.Branch(name); err == nil {
@@ -190,21 +201,22 @@ func (s *Session) RenameBranch(old, name string) error {
 	return writeFileAtomic(s.branchFile(b.ID), encodeBranch(b))
 }
 
-// DeleteBranch moves a branch and its log into the session's trash folder.
-// The default branch cannot be deleted (ErrBusy), nor a branch others
-// forked from (ErrNotEmpty): delete or keep the children first.
-func (s *Session) DeleteBranch(name string) error {
+// DeleteBranch moves the branch of id and its log into the session's
+// trash folder. The default branch cannot be deleted (ErrBusy), nor a
+// branch others forked from (ErrNotEmpty): delete or keep the children
+// first.
+func (s *Session) DeleteBranch(id string) error {
 	unlock, err := s.lockWritable()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	b, err := s.Branch(name)
+	b, err := s.branchOrDefault(id)
 	if err != nil {
 		return err
 	}
 	if b.IsDefault() {
-		return fmt.Errorf("branch %q: %w", name, ErrBusy)
+		return fmt.Errorf("branch %q: %w", b.Name, ErrBusy)
 	}
 	list, err := s.Branches()
 	if err != nil {
@@ -217,7 +229,7 @@ func (s *Session) DeleteBranch(name string) error {
 		}
 	}
 	if len(kids) > 0 {
-		return fmt.Errorf("branch %q: %w: %s", name, ErrNotEmpty, strings.Join(kids, ", "))
+		return fmt.Errorf("branch %q: %w: %s", b.Name, ErrNotEmpty, strings.Join(kids, ", "))
 	}
 	if err := mkdirExisting(s.path("trash")); err != nil {
 		return err

@@ -21,7 +21,7 @@ func TestDamagedBranchStaysWithIt(t *testing.T) {
 	s := newSession(t, st, "s")
 	appendTurns(t, s, "", "", 2)
 	for _, f := range [][2]string{{"", "x"}, {"", "y"}, {"x", "xc"}} {
-		if _, err := s.Fork(f[0], Head, f[1]); err != nil {
+		if _, err := s.Fork(idOf(t, s, f[0]), Head, f[1]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -196,7 +196,7 @@ func TestBadBranchErrorsRead(t *testing.T) {
 	}
 	file := filepath.Join(s.Dir(), "trash")
 	os.WriteFile(file, nil, 0o600)
-	if err := s2.DeleteBranch("kid"); err == nil || err.Error() != file+" is not a folder" || !errors.Is(err, ErrInvalid) {
+	if err := s2.DeleteBranch(kid.ID); err == nil || err.Error() != file+" is not a folder" || !errors.Is(err, ErrInvalid) {
 		t.Errorf("a file where the trash folder goes: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -56,7 +57,7 @@ func TestForkAtTurn(t *testing.T) {
 	}
 	// Fork a fork at a point inside the grandparent's part: the new branch
 	// hangs off main directly, so it depends on no more than it shows.
-	b, err := s.Fork("t2", 2, "t1")
+	b, err := s.Fork(idOf(t, s, "t2"), 2, "t1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestForkAtTurn(t *testing.T) {
 		t.Errorf("t1 = %v, want %v", got, want)
 	}
 	// Fork inside t2's own messages, then at 0 and out of range.
-	if _, err := s.Fork("t2", 5, "t2b"); err != nil {
+	if _, err := s.Fork(idOf(t, s, "t2"), 5, "t2b"); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := contents(t, s, "t2b"), []string{"q1", "a1", "q2", "a2", "t2-q1"}; !equal(got, want) {
@@ -91,7 +92,7 @@ func TestAncestryThreeDeep(t *testing.T) {
 	appendTurns(t, s, "", "m", 1)
 	s.Fork("", Head, "b")
 	appendTurns(t, s, "b", "b", 1)
-	s.Fork("b", Head, "c")
+	s.Fork(idOf(t, s, "b"), Head, "c")
 	appendTurns(t, s, "c", "c", 1)
 	appendTurns(t, s, "", "m", 1) // main grows; b and c do not see it
 	appendTurns(t, s, "b", "B", 1)
@@ -115,11 +116,11 @@ func TestRenameAndDeleteBranch(t *testing.T) {
 	appendTurns(t, s, "", "", 1)
 	s.Fork("", Head, "x")
 	appendTurns(t, s, "x", "x", 1)
-	s.Fork("x", Head, "y")
-	if err := s.RenameBranch("x", "y"); !errors.Is(err, ErrExist) {
+	s.Fork(idOf(t, s, "x"), Head, "y")
+	if err := s.RenameBranch(idOf(t, s, "x"), "y"); !errors.Is(err, ErrExist) {
 		t.Errorf("rename over existing: %v", err)
 	}
-	if err := s.RenameBranch("x", "x2"); err != nil {
+	if err := s.RenameBranch(idOf(t, s, "x"), "x2"); err != nil {
 		t.Fatal(err)
 	}
 	// The child follows its parent by id: untouched by the rename.
@@ -129,16 +130,16 @@ func TestRenameAndDeleteBranch(t *testing.T) {
 	if _, err := s.Branch("x"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("old name still resolves: %v", err)
 	}
-	if err := s.DeleteBranch("main"); !errors.Is(err, ErrBusy) {
+	if err := s.DeleteBranch(idOf(t, s, "main")); !errors.Is(err, ErrBusy) {
 		t.Errorf("delete main: %v", err)
 	}
-	if err := s.DeleteBranch("x2"); !errors.Is(err, ErrNotEmpty) {
+	if err := s.DeleteBranch(idOf(t, s, "x2")); !errors.Is(err, ErrNotEmpty) {
 		t.Errorf("delete a parent: %v", err)
 	}
-	if err := s.DeleteBranch("y"); err != nil {
+	if err := s.DeleteBranch(idOf(t, s, "y")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteBranch("x2"); err != nil {
+	if err := s.DeleteBranch(idOf(t, s, "x2")); err != nil {
 		t.Fatal(err)
 	}
 	bs, _ := s.Branches()
@@ -159,7 +160,7 @@ func TestRenameMainKeepsDefault(t *testing.T) {
 	st := openStore(t)
 	s := newSession(t, st, "r")
 	appendTurns(t, s, "", "", 1)
-	if err := s.RenameBranch("main", "trunk"); err != nil {
+	if err := s.RenameBranch(idOf(t, s, "main"), "trunk"); err != nil {
 		t.Fatal(err)
 	}
 	b, err := s.Branch("")
@@ -201,7 +202,7 @@ func TestAppendIDFollowsRenames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RenameBranch("x", "y"); err != nil {
+	if err := s.RenameBranch(idOf(t, s, "x"), "y"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.AppendID(b.ID, [][]byte{msg("user", "after rename")}); err != nil {
@@ -213,7 +214,7 @@ func TestAppendIDFollowsRenames(t *testing.T) {
 	if err := s.AppendID("", [][]byte{msg("user", "on main")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteBranch("y"); err != nil {
+	if err := s.DeleteBranch(idOf(t, s, "y")); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.AppendID(b.ID, [][]byte{msg("user", "late")}); !errors.Is(err, ErrNotFound) {
@@ -235,7 +236,7 @@ func TestDeleteBranchReleasesIndex(t *testing.T) {
 		if err := s.Append(name, [][]byte{msg("user", "x")}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DeleteBranch(name); err != nil {
+		if err := s.DeleteBranch(idOf(t, s, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -244,5 +245,41 @@ func TestDeleteBranchReleasesIndex(t *testing.T) {
 	s.mu.Unlock()
 	if n != 1 {
 		t.Errorf("%d log indexes held after 50 fork and remove cycles, want 1 (main's)", n)
+	}
+}
+
+// Branch operations take ids: a branch renamed after its id was looked up
+// is still the one forked, renamed or deleted, and a new branch given its
+// old name is not.
+func TestBranchOpsByID(t *testing.T) {
+	st := openStore(t)
+	s := newSession(t, st, "s")
+	appendTurns(t, s, "", "", 2)
+	x, err := s.Fork("", Head, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTurns(t, s, "x", "x", 1)
+	if err := s.RenameBranch(x.ID, "y"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Fork("", 1, "x"); err != nil { // a new, shorter x
+		t.Fatal(err)
+	}
+	z, err := s.Fork(x.ID, Head, "z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z.Parent != x.ID {
+		t.Errorf("z forks from %s, want the renamed branch %s", z.Parent, x.ID)
+	}
+	if got, want := contents(t, s, "z"), contents(t, s, "y"); !equal(got, want) {
+		t.Errorf("z = %q, want y's %q", got, want)
+	}
+	if err := s.DeleteBranch(x.ID); !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), `branch "y"`) {
+		t.Errorf("delete of z's parent: %v, want ErrNotEmpty naming y", err)
+	}
+	if err := s.RenameBranch("01a00000-0000-7000-8000-00000000dead", "w"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("rename of no branch: %v", err)
 	}
 }

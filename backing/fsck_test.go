@@ -136,7 +136,7 @@ func TestFsckMissingDefaultBeside(t *testing.T) {
 		appendTurns(t, s, "", "", 1)
 		x, _ := s.Fork("", Head, "x")
 		appendTurns(t, s, "x", "x", 1)
-		if _, err := s.Fork("x", Head, "y"); err != nil {
+		if _, err := s.Fork(idOf(t, s, "x"), Head, "y"); err != nil {
 			t.Fatal(err)
 		}
 		main, _ := s.Branch("")

@@ -112,3 +112,13 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// idOf is the id of branch name: branch operations take ids.
+func idOf(t testing.TB, s *Session, name string) string {
+	t.Helper()
+	b, err := s.Branch(name)
+	if err != nil {
+		t.Errorf("branch %q: %v", name, err)
+	}
+	return b.ID
+}

@@ -23,13 +23,14 @@ func TestBranchOpsRaceAppendsStore(t *testing.T) {
 		defer wg.Done()
 		for i := 1; i <= 30; i++ {
 			f, g := fmt.Sprintf("f%d", i), fmt.Sprintf("g%d", i)
-			if _, err := s.Fork("", Head, f); err != nil {
+			b, err := s.Fork("", Head, f)
+			if err != nil {
 				t.Error(err)
 			}
-			if err := s.RenameBranch(f, g); err != nil {
+			if err := s.RenameBranch(b.ID, g); err != nil {
 				t.Error(err)
 			}
-			if err := s.DeleteBranch(g); err != nil {
+			if err := s.DeleteBranch(b.ID); err != nil {
 				t.Error(err)
 			}
 		}

@@ -78,7 +78,7 @@ func TestRetryInParentBeforeForkPoint(t *testing.T) {
 	if _, err := s.Fork("", Head, "x"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Fork("x", Head, "xx"); err != nil {
+	if _, err := s.Fork(idOf(t, s, "x"), Head, "xx"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Append("", [][]byte{withID("after", "a")}); err != nil {

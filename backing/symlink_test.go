@@ -99,7 +99,8 @@ func TestSymlinksInSessionNotFollowed(t *testing.T) {
 			st := openStore(t)
 			s := newSession(t, st, "s")
 			appendTurns(t, s, "", "", 1)
-			if _, err := s.Fork("", Head, "x"); err != nil {
+			x, err := s.Fork("", Head, "x")
+			if err != nil {
 				t.Fatal(err)
 			}
 			appendTurns(t, s, "x", "x", 1)
@@ -131,7 +132,7 @@ func TestSymlinksInSessionNotFollowed(t *testing.T) {
 					return err
 				}},
 				{"set title", func() error { return s2.SetTitle("t") }},
-				{"delete x", func() error { return s2.DeleteBranch("x") }},
+				{"delete x", func() error { return s2.DeleteBranch(x.ID) }},
 				{"trash", func() error { return st2.Trash("s") }},
 			}
 			for _, op := range ops { // reads first, then writes, the trash last

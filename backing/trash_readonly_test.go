@@ -20,9 +20,11 @@ func TestTrashedSessionIsReadOnly(t *testing.T) {
 	if err := s.Append("", [][]byte{[]byte(`{"role":"user","content":"hi"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Fork("", Head, "x"); err != nil {
+	b, err := s.Fork("", Head, "x")
+	if err != nil {
 		t.Fatal(err)
 	}
+	x := b.ID
 	if err := st.Trash("s"); err != nil {
 		t.Fatal(err)
 	}
@@ -34,8 +36,8 @@ func TestTrashedSessionIsReadOnly(t *testing.T) {
 	for name, op := range map[string]func() error{
 		"append": func() error { return s.Append("", [][]byte{[]byte(`{"role":"user","content":"no"}`)}) },
 		"fork":   func() error { _, err := s.Fork("", Head, "y"); return err },
-		"rename": func() error { return s.RenameBranch("x", "z") },
-		"delete": func() error { return s.DeleteBranch("x") },
+		"rename": func() error { return s.RenameBranch(x, "z") },
+		"delete": func() error { return s.DeleteBranch(x) },
 		"meta":   func() error { _, err := s.EditMeta(doc); return err },
 		"title":  func() error { return s.SetTitle("no") },
 		"extra":  func() error { return s.SetExtra("k", json.RawMessage(`"no"`)) },

@@ -78,7 +78,11 @@ func (n *branchesDir) Rmdir(ctx context.Context, name string) syscall.Errno {
 	if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 		return errno
 	}
-	return n.fsys.toErrno(n.s.DeleteBranch(name))
+	b, err := n.s.Branch(name)
+	if err != nil {
+		return n.fsys.toErrno(err)
+	}
+	return n.fsys.toErrno(n.s.DeleteBranch(b.ID))
 }
 
 // Rename renames a branch within this folder. Branches do not move between
@@ -94,5 +98,9 @@ func (n *branchesDir) Rename(ctx context.Context, name string, newParent fs.Inod
 	if flags&fs.RENAME_EXCHANGE != 0 {
 		return syscall.EINVAL
 	}
-	return n.fsys.toErrno(n.s.RenameBranch(name, newName))
+	b, err := n.s.Branch(name)
+	if err != nil {
+		return n.fsys.toErrno(err)
+	}
+	return n.fsys.toErrno(n.s.RenameBranch(b.ID, newName))
 }

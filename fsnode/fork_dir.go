@@ -56,7 +56,7 @@ func (n *forkDir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
-	if _, err := n.ref.s.Fork(v.Branch().Name, end, name); err != nil {
+	if _, err := n.ref.s.Fork(v.Branch().ID, end, name); err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
 	// mkdir must answer with an inode; this one is not kept: its entry is

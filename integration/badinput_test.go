@@ -76,10 +76,11 @@ func TestBadInput(t *testing.T) {
 	}
 	s := newSession(t, st, "s", "", jsonMsg("user", "q1"), jsonMsg("assistant", "a1"), jsonMsg("user", "q2"))
 	newSession(t, st, "s2", "")
-	if _, err := s.Fork("", backing.Head, "b"); err != nil {
+	b, err := s.Fork("", backing.Head, "b")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Fork("b", backing.Head, "c"); err != nil {
+	if _, err := s.Fork(b.ID, backing.Head, "c"); err != nil {
 		t.Fatal(err)
 	}
 	mnt := mountDir(t)

@@ -27,7 +27,8 @@ func TestFullDiskErrorsAreTrue(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := newSession(t, st, "a", "", jsonMsg("user", "first"))
-	if _, err := a.Fork("", backing.Head, "x"); err != nil {
+	x, err := a.Fork("", backing.Head, "x")
+	if err != nil {
 		t.Fatal(err)
 	}
 	newSession(t, st, "b", "")
@@ -73,7 +74,7 @@ func TestFullDiskErrorsAreTrue(t *testing.T) {
 		{"Restore", func() error { _, err := st.Restore(c.ID(), ""); return err }},
 		{"Create", func() error { _, _, err := st.Create("new", backing.Meta{}); return err }},
 		{"Fork", func() error { _, err := s.Fork("", backing.Head, "y"); return err }},
-		{"RenameBranch", func() error { return s.RenameBranch("x", "x2") }},
+		{"RenameBranch", func() error { return s.RenameBranch(x.ID, "x2") }},
 		{"SetTitle", func() error { return s.SetTitle("a title") }},
 	} {
 		if err := op.do(); !errors.Is(err, syscall.ENOSPC) {

@@ -46,7 +46,11 @@ func runBranchRename(args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	if err := s.RenameBranch(rest[1], rest[2]); err != nil {
+	b, err := s.Branch(rest[1])
+	if err != nil {
+		return c.fail(err)
+	}
+	if err := s.RenameBranch(b.ID, rest[2]); err != nil {
 		return c.fail(err)
 	}
 	return exitOK
@@ -65,7 +69,11 @@ trash folder.`)
 	if err != nil {
 		return c.fail(err)
 	}
-	if err := s.DeleteBranch(rest[1]); err != nil {
+	b, err := s.Branch(rest[1])
+	if err != nil {
+		return c.fail(err)
+	}
+	if err := s.DeleteBranch(b.ID); err != nil {
 		return c.fail(err)
 	}
 	fmt.Fprintf(os.Stdout, "removed branch %q; its files are kept in %s\n", rest[1], filepath.Join(s.Dir(), "trash"))

@@ -34,10 +34,16 @@ are not conversation, are not counted). No message is copied.`)
 	if err != nil {
 		return c.fail(err)
 	}
+	// The source branch is looked up once, by name; everything after
+	// goes by its id, so a rename meanwhile cannot switch branches.
+	src, err := s.Branch(*from)
+	if err != nil {
+		return c.fail(err)
+	}
 	at := backing.Head
 	switch {
 	case c.fs.Changed("at-message"):
-		v, err := s.View(*from)
+		v, err := s.ViewID(src.ID)
 		if err != nil {
 			return c.fail(err)
 		}
@@ -45,7 +51,7 @@ are not conversation, are not counted). No message is copied.`)
 			return c.fail(err)
 		}
 	case c.fs.Changed("at"):
-		v, err := s.View(*from)
+		v, err := s.ViewID(src.ID)
 		if err != nil {
 			return c.fail(err)
 		}
@@ -55,7 +61,7 @@ are not conversation, are not counted). No message is copied.`)
 		}
 		at = to
 	}
-	b, err := s.Fork(*from, at, newBranch)
+	b, err := s.Fork(src.ID, at, newBranch)
 	if err != nil {
 		return c.fail(err)
 	}

@@ -332,9 +332,9 @@ func storeMissing(s *backing.Session, main [][]byte, forks []importer.Fork) (int
 		}
 		branch := f.Name
 		if _, err := s.Branch(f.Name); errors.Is(err, backing.ErrNotFound) {
-			if _, err := s.Branch(f.From); err != nil {
+			if from, err := s.Branch(f.From); err != nil {
 				branch = ""
-			} else if _, err := s.Fork(f.From, f.At, f.Name); err != nil {
+			} else if _, err := s.Fork(from.ID, f.At, f.Name); err != nil {
 				return stored, err
 			}
 		} else if err != nil {
