@@ -84,8 +84,12 @@ func (s *Session) Meta() (Meta, error) {
 func (s *Session) MetaBytes() ([]byte, error) { return readFile(s.path("meta.json")) }
 
 // MetaModTime is when meta.json last changed.
-func (s *Session) MetaModTime() (fi os.FileInfo, err error) {
-	return stat(s.path("meta.json"))
+func (s *Session) MetaModTime() (time.Time, error) {
+	fi, err := stat(s.path("meta.json"))
+	if err != nil {
+		return time.Time{}, err
+	}
+	return fi.ModTime(), nil
 }
 
 // writable refuses a change to a session in the trash; the caller holds

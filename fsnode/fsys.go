@@ -77,7 +77,7 @@ func MountOptions(st *backing.Store, opts Options) *fs.Options {
 	var et, at, nt time.Duration // zero: see the timeouts above
 	name := opts.FsName
 	if name == "" {
-		name = st.Root()
+		name = st.Location()
 	}
 	o := &fs.Options{
 		EntryTimeout:    &et,
@@ -170,11 +170,13 @@ func (f *FS) changeable(ctx context.Context, s *backing.Session) syscall.Errno {
 
 // statfs reports the store's filesystem, with the name limit of sessfs.
 func (f *FS) statfs(out *fuse.StatfsOut) syscall.Errno {
-	var s syscall.Statfs_t
-	if err := syscall.Statfs(f.st.Root(), &s); err != nil {
+	sp, err := f.st.Space()
+	if err != nil {
 		return f.toErrno(err)
 	}
-	out.FromStatfsT(&s)
+	out.Bsize, out.Frsize = sp.BlockSize, sp.BlockSize
+	out.Blocks, out.Bfree, out.Bavail = sp.Blocks, sp.BlocksFree, sp.BlocksAvail
+	out.Files, out.Ffree = sp.Files, sp.FilesFree
 	out.NameLen = backing.MaxNameLen
 	return 0
 }

@@ -102,11 +102,11 @@ func (n *metaFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Attr
 	if err != nil {
 		return n.fsys.toErrno(err)
 	}
-	fi, err := n.s.MetaModTime()
+	mtime, err := n.s.MetaModTime()
 	if err != nil {
 		return n.fsys.toErrno(err)
 	}
-	n.fsys.attr(&out.Attr, syscall.S_IFREG|n.mode(), int64(len(doc)), fi.ModTime())
+	n.fsys.attr(&out.Attr, syscall.S_IFREG|n.mode(), int64(len(doc)), mtime)
 	return 0
 }
 

@@ -109,8 +109,8 @@ func (h *metaHandle) getattr(out *fuse.AttrOut) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var mtime time.Time
-	if fi, err := h.node.s.MetaModTime(); err == nil {
-		mtime = fi.ModTime()
+	if t, err := h.node.s.MetaModTime(); err == nil {
+		mtime = t
 	}
 	h.node.fsys.attr(&out.Attr, syscall.S_IFREG|h.mode, int64(len(h.buf.data)), mtime)
 	return 0

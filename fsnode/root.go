@@ -2,8 +2,6 @@ package fsnode
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -159,14 +157,8 @@ func (f *FS) sessionEntries(names []string, state string) []fuse.DirEntry {
 	return out
 }
 
-// storeTime is the mtime of the store's names folder: the last time a
-// session was created, renamed or removed.
-func (f *FS) storeTime() time.Time {
-	if fi, err := os.Stat(filepath.Join(f.st.Root(), "names")); err == nil {
-		return fi.ModTime()
-	}
-	return time.Time{}
-}
+// storeTime is the last time a session was created, renamed or removed.
+func (f *FS) storeTime() time.Time { return f.st.NamesChanged() }
 
 // scratchOf returns the editors' temporaries of session id, which outlive
 // any one node of its folder: nil if it has none, unless create. A session

@@ -118,6 +118,11 @@ func TestRefuseNames(t *testing.T) {
 	if got := run(t, "stat", "-f", "-c", "%l", m.Dir); strings.TrimSpace(got) != "255" {
 		t.Errorf("statfs name limit = %s, want 255", strings.TrimSpace(got))
 	}
+	// df shows the space of the store's filesystem: its block size, blocks
+	// and files in all.
+	if got, want := run(t, "stat", "-f", "-c", "%S %b %c", m.Dir), run(t, "stat", "-f", "-c", "%S %b %c", m.StoreDir); got != want {
+		t.Errorf("statfs of the mount = %q, of the store = %q", got, want)
+	}
 }
 
 // A read-only mount reads as usual and refuses every change with EROFS.
