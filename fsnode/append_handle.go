@@ -6,7 +6,6 @@ import (
 	"errors"
 	"sync"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -82,7 +81,7 @@ func (h *appendHandle) unlock() {
 func (h *appendHandle) write(data []byte) (uint32, syscall.Errno) {
 	n := uint32(len(data))
 	if h.mode == modeUnknown {
-		i := bytes.IndexFunc(data, func(r rune) bool { return r != ' ' && r != '\t' && r != '\n' && r != '\r' })
+		i := backing.FirstNonBlank(data)
 		switch {
 		case i < 0: // only blanks so far: keep them (text keeps them), decide later
 			if err := h.pending.append(data); err != nil {
@@ -187,14 +186,8 @@ func lines(pending, whole []byte) [][]byte {
 	if line := bytes.TrimSpace(pending); len(line) > 0 {
 		out = append(out, line)
 	}
-	for len(whole) > 0 {
-		i := bytes.IndexByte(whole, '\n')
-		if line := bytes.TrimSpace(whole[:i]); len(line) > 0 {
-			out = append(out, line)
-		}
-		whole = whole[i+1:]
-	}
-	return out
+	more, _ := backing.SplitLines(whole)
+	return append(out, more...)
 }
 
 func blank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
@@ -255,11 +248,7 @@ func (h *appendHandle) commit() error {
 		if h.pending.Len() == 0 {
 			return nil
 		}
-		text := bytes.TrimSuffix(h.pending.data, []byte("\n"))
-		if !utf8.Valid(text) {
-			return errors.Join(backing.ErrInvalid, errors.New("text is not valid UTF-8"))
-		}
-		msg, err := backing.TextMessage("user", string(text))
+		msg, err := backing.TextInput("user", h.pending.data)
 		h.pending.release() // before the commit: the message holds a copy
 		if err != nil {
 			return err

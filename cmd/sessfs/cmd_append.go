@@ -45,7 +45,6 @@ nothing is appended.`)
 		return c.fail(err)
 	}
 
-	text := arg
 	var msgs [][]byte
 	var lineNo []int // lineNo[i] is the input line of msgs[i], in JSON mode
 	if arg == "-" {
@@ -56,17 +55,20 @@ nothing is appended.`)
 		if len(bytes.TrimSpace(data)) == 0 {
 			return c.fail(errors.New("standard input is empty or blank; nothing appended"))
 		}
-		if isJSONLines(data) {
+		if backing.IsJSONInput(data) {
 			if c.fs.Changed("role") {
 				return c.usageError("--role applies to text; JSON lines carry their own roles")
 			}
-			msgs, lineNo = splitJSONLines(data)
+			msgs, lineNo = backing.SplitLines(data)
 		} else {
-			text = strings.TrimSuffix(string(data), "\n")
+			msg, err := backing.TextInput(*role, data)
+			if err != nil {
+				return c.fail(err)
+			}
+			msgs = [][]byte{msg}
 		}
-	}
-	if lineNo == nil {
-		msg, err := backing.TextMessage(*role, text)
+	} else {
+		msg, err := backing.TextMessage(*role, arg)
 		if err != nil {
 			return c.fail(err)
 		}
@@ -85,26 +87,4 @@ nothing is appended.`)
 		return c.fail(err)
 	}
 	return exitOK
-}
-
-// isJSONLines reports whether input is in JSON mode: its first non-blank
-// byte is '{' (the same rule as the mount's append file).
-func isJSONLines(data []byte) bool {
-	trimmed := bytes.TrimLeft(data, " \t\r\n")
-	return len(trimmed) > 0 && trimmed[0] == '{'
-}
-
-// splitJSONLines returns the non-blank lines of data and, for each, its
-// 1-based line number in data, so an error can point at the line the user
-// wrote.
-func splitJSONLines(data []byte) (msgs [][]byte, lineNo []int) {
-	for i, line := range bytes.Split(data, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		msgs = append(msgs, line)
-		lineNo = append(lineNo, i+1)
-	}
-	return msgs, lineNo
 }
