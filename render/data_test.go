@@ -10,17 +10,24 @@ import (
 	"unicode/utf8"
 )
 
-// dataDir holds real sessions written by other agents (see SOURCES.md
-// there); the repository is /work/main and the data /work/shared/data.
+// dataDir holds real sessions written by other agents, beside the
+// repository (see SOURCES.md there).
 const dataDir = "../../shared/data"
+
+// realData is dataDir, or skips the test where the sessions are absent.
+func realData(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(dataDir); err != nil {
+		t.Skipf("sample sessions not available at %s: %v", dataDir, err)
+	}
+	return dataDir
+}
 
 // TestRealSessions renders every message of the sample Claude Code and Codex
 // sessions, converted to the stored shape, and checks that nothing panics,
 // the output is valid UTF-8 and every text block's text appears in it.
 func TestRealSessions(t *testing.T) {
-	if _, err := os.Stat(dataDir); err != nil {
-		t.Skipf("sample sessions not available at %s: %v", dataDir, err)
-	}
+	realData(t)
 	n := 0
 	eachLine(t, "claude-code", func(line []byte) {
 		var rec struct {

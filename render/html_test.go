@@ -670,28 +670,21 @@ func checkGolden(t *testing.T, golden, got string) {
 	}
 }
 
-// htmlDataDir holds real sessions written by other agents (see SOURCES.md
-// there); the repository is /work/main and the data /work/shared/data.
-const htmlDataDir = "../../shared/data"
-
 // TestHTMLRealData renders real Claude Code and Codex sessions. Each raw
 // line is passed as a message as it is (not the store's shape, so most
 // render as "message" with no content, but none may break the page); then
 // the lines are converted to the store's shape, and each text block must
 // show up, escaped.
 func TestHTMLRealData(t *testing.T) {
-	if _, err := os.Stat(htmlDataDir); err != nil {
-		t.Skipf("sample sessions not available at %s: %v", htmlDataDir, err)
-	}
 	var files []string
-	err := filepath.WalkDir(htmlDataDir, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(realData(t), func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
 			files = append(files, path)
 		}
 		return err
 	})
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no .jsonl files under %s: %v", htmlDataDir, err)
+		t.Fatalf("no .jsonl files under %s: %v", dataDir, err)
 	}
 	for _, name := range files {
 		t.Run(filepath.Base(name), func(t *testing.T) {

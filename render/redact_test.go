@@ -15,10 +15,6 @@ import (
 	"unicode/utf8"
 )
 
-// redactDataDir holds real sessions (see data_test.go); the repository is
-// /work/main and the data /work/shared/data.
-const redactDataDir = "../../shared/data"
-
 // redacted is the redaction of a rule, to keep the tables short.
 func redacted(rule string) string { return "[REDACTED:" + rule + "]" }
 
@@ -292,11 +288,8 @@ func redactMarshal(t *testing.T, v any) []byte {
 // panics, each line that was valid JSON stays valid JSON, and a second
 // pass changes nothing.
 func TestRedactRealData(t *testing.T) {
-	if _, err := os.Stat(redactDataDir); err != nil {
-		t.Skipf("sample sessions not available at %s: %v", redactDataDir, err)
-	}
 	files, masked := 0, map[string]int{}
-	err := filepath.WalkDir(redactDataDir, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(realData(t), func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -325,7 +318,7 @@ func TestRedactRealData(t *testing.T) {
 		t.Fatal(err)
 	}
 	if files == 0 {
-		t.Fatalf("no files under %s", redactDataDir)
+		t.Fatalf("no files under %s", dataDir)
 	}
 	t.Logf("redacted %d files: %v", files, masked)
 }
@@ -376,7 +369,7 @@ func redactJSONValue(s string) []byte {
 // secret every few lines.
 func BenchmarkRedact(b *testing.B) {
 	var seed bytes.Buffer
-	paths, _ := filepath.Glob(filepath.Join(redactDataDir, "*", "*.jsonl"))
+	paths, _ := filepath.Glob(filepath.Join(dataDir, "*", "*.jsonl"))
 	for _, p := range paths {
 		if data, err := os.ReadFile(p); err == nil {
 			seed.Write(data)
