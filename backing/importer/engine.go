@@ -1,0 +1,259 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// Auto asks an import to take each file's format from its content.
+const Auto Format = "auto"
+
+// Options say how an Importer imports and what its messages suggest.
+type Options struct {
+	// Format is the format every file must be in: ClaudeCode, Codex, or
+	// Auto (also when empty) for the format each file's content shows.
+	Format Format
+	// AutoFlag is how the user asks for the format to be detected, for
+	// the message that refuses a file of another format: "--format auto".
+	AutoFlag string
+	// RemoveCommand is the command line that moves session name to the
+	// trash, for the messages that suggest it: "sessfs rm --store S name".
+	// When nil, "sessfs rm name".
+	RemoveCommand func(name string) string
+	// Progress, when set, is called by Run before it imports each file:
+	// the i-th (from 0) of total.
+	Progress func(i, total int, path string)
+}
+
+// Importer imports agents' session files into one store: each source file
+// becomes one session, or brings the session an earlier import made of it
+// up to date with what the source gained since. It finds that session by
+// what the session's meta.json records of its source (see Origin), never
+// by its name: names are chosen to be read, and the user may rename a
+// session. An Importer is not safe for concurrent use.
+type Importer struct {
+	st   *backing.Store
+	opts Options
+	// index is every imported session of the store, read on first use
+	// and kept up to date by this Importer's imports (index.go).
+	index map[sourceKey]*indexed
+}
+
+// New returns an Importer into st.
+func New(st *backing.Store, opts Options) *Importer {
+	if opts.Format == "" {
+		opts.Format = Auto
+	}
+	if opts.RemoveCommand == nil {
+		opts.RemoveCommand = func(name string) string { return "sessfs rm " + name }
+	}
+	return &Importer{st: st, opts: opts}
+}
+
+// Result is what an import did with one source file.
+type Result struct {
+	Path string // the file, as SourceFiles names it
+	// Name is the session's name: the one the file went into or was
+	// already imported as; "" when the file failed before one was found.
+	Name string
+	// Stored says whether anything was stored: false for a source
+	// already imported whole and unchanged since.
+	Stored bool
+	Err    error // why the file was not imported, or not whole
+}
+
+// Run imports every file SourceFiles finds under paths, in that order,
+// calling Options.Progress before each file and done (when not nil) with
+// each file's Result, then links each session that came from another (a
+// Codex fork, a Claude Code subagent's file) to it, whichever file came
+// first. A file that fails does not stop the others. Run's error is that
+// of listing paths (nothing is imported then) or of linking.
+func (r *Importer) Run(paths []string, done func(Result)) error {
+	files, err := SourceFiles(paths)
+	if err != nil {
+		return err
+	}
+	for i, path := range files {
+		if r.opts.Progress != nil {
+			r.opts.Progress(i, len(files), path)
+		}
+		res := r.file(path)
+		if done != nil {
+			done(res)
+		}
+	}
+	return r.linkForks()
+}
+
+// file creates one session from one source file, or brings the one an
+// earlier import made of it up to date with what the source gained since.
+func (r *Importer) file(path string) Result {
+	name, stored, err := r.importFile(path)
+	return Result{Path: path, Name: name, Stored: stored, Err: err}
+}
+
+// importFile is file: the session's name and whether anything was stored.
+func (r *Importer) importFile(path string) (string, bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", false, err
+	}
+	data = completeLines(data)
+	format, err := r.sourceFormat(data, r.opts.Format)
+	if err != nil {
+		return "", false, err
+	}
+	// A source already imported whole and unchanged since costs a hash,
+	// not a decode: what mount --source does for every file it mirrors.
+	var (
+		k      sourceKey
+		looked bool // whether s and m are what find says of k
+		s      *backing.Session
+		m      backing.Meta
+	)
+	if id, err := PeekID(bytes.NewReader(data), format); err == nil {
+		k, looked = keyOf(format, id, path), true
+		if s, m, err = r.find(k); err != nil {
+			return "", false, err
+		}
+		if s != nil && upToDate(m, data) {
+			return m.Name, false, nil
+		}
+	}
+	src, err := Decode(bytes.NewReader(data), format)
+	if err != nil {
+		return "", false, err
+	}
+	main, forks, err := src.Branches()
+	if err != nil {
+		return "", false, err
+	}
+	if sk := keyOf(format, src.SourceID, path); !looked || sk != k {
+		k = sk
+		if s, m, err = r.find(k); err != nil {
+			return "", false, err
+		}
+	}
+	created := s == nil
+	if created {
+		if s, m, err = r.newSession(k, src, data, path); err != nil {
+			return "", false, err
+		}
+	} else if err := r.sameSource(m, data); err != nil {
+		return m.Name, false, err
+	}
+	n, err := storeMissing(s, main, forks)
+	if err != nil {
+		return m.Name, created, err
+	}
+	if created || n > 0 || !upToDate(m, data) {
+		if err := recordImported(s, data); err != nil {
+			return m.Name, true, err
+		}
+	}
+	return m.Name, created || n > 0, nil
+}
+
+// newSession makes the session of source k, named for what it is (see
+// names.go), and indexes it.
+func (r *Importer) newSession(k sourceKey, src *Session, data []byte, path string) (*backing.Session, backing.Meta, error) {
+	// Where the session came from, and what the source says of itself
+	// beyond the fields meta.json has, under one key.
+	o := Origin{Format: k.format, ID: src.SourceID, Path: path, Subagent: k.subagent}
+	o.set(src.Extra)
+	o.imported(data)
+	raw, err := json.Marshal(o)
+	if err != nil {
+		return nil, backing.Meta{}, err
+	}
+	base, fallback := r.nameBase(k, src)
+	s, m, err := r.create(base, fallback, backing.Meta{
+		Title: src.Title, Cwd: src.Cwd, Model: src.Model, Provider: src.Provider, Created: src.Created,
+		Extra: map[string]json.RawMessage{"source": raw},
+	})
+	if err != nil {
+		return nil, m, err
+	}
+	r.add(s.ID(), m)
+	return s, m, nil
+}
+
+// sourceFormat is the format of a source: what its content says, which
+// must be the format asked for unless that is auto. A file of another
+// format, or of none, is refused by what it is, rather than decoded into
+// an empty session.
+func (r *Importer) sourceFormat(data []byte, want Format) (Format, error) {
+	found, err := Detect(bytes.NewReader(data))
+	var unknown *DetectError
+	switch {
+	case errors.As(err, &unknown) && want == Auto:
+		return "", fmt.Errorf("neither a %s nor a %s (%s)", ClaudeCode.Noun(), Codex.Noun(), unknown.Reason)
+	case errors.As(err, &unknown):
+		return "", fmt.Errorf("not a %s (%s)", want.Noun(), unknown.Reason)
+	case err != nil:
+		return "", err
+	case want != Auto && found != want:
+		return "", fmt.Errorf("not a %s (it looks like a %s); use %s", want.Noun(), found.Noun(), r.opts.AutoFlag)
+	}
+	return found, nil
+}
+
+// upToDate says whether the session of meta.json m holds all of data: an import of exactly these
+// bytes finished (meta.json says so once every line is stored).
+func upToDate(m backing.Meta, data []byte) bool {
+	o, ok := OriginOf(m)
+	return ok && o.Complete && o.holds(data)
+}
+
+// completeLines drops a last line that is not complete JSON: an agent in
+// the middle of writing it. The next import takes it whole.
+func completeLines(data []byte) []byte {
+	nl := bytes.LastIndexByte(data, '\n')
+	if last := bytes.TrimSpace(data[nl+1:]); len(last) > 0 && !json.Valid(last) {
+		return data[:nl+1]
+	}
+	return data
+}
+
+// ErrRewritten is the error (errors.Is) of a source that changed since it
+// was imported other than by growing. Its session is left as it was.
+var ErrRewritten = errors.New("the source changed since it was imported (it did not only grow)")
+
+// sameSource checks that the source of the session of meta.json m (found
+// by the source's id, so imported from it) only grew since: it still
+// starts with the bytes imported then. Else the way out is to move the
+// session to the trash: an import finds a session by its source's id,
+// whatever it is called, so renaming it would not help.
+func (r *Importer) sameSource(m backing.Meta, data []byte) error {
+	o, _ := OriginOf(m)
+	if o.Bytes == nil {
+		return fmt.Errorf("session %q was imported by an earlier sessfs, which kept no record to grow it by: "+
+			"remove it (%s) and import again", m.Name, r.opts.RemoveCommand(m.Name))
+	}
+	if *o.Bytes > len(data) || !o.holds(data[:*o.Bytes]) {
+		return fmt.Errorf("%w: to import it afresh, move session %q to the trash first (%s)",
+			ErrRewritten, m.Name, r.opts.RemoveCommand(m.Name))
+	}
+	return nil
+}
+
+// recordImported notes in meta.json the bytes now imported, all stored.
+func recordImported(s *backing.Session, data []byte) error {
+	m, err := s.Meta()
+	if err != nil {
+		return err
+	}
+	o, _ := OriginOf(m)
+	o.imported(data)
+	o.Complete = true
+	raw, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	return s.SetExtra("source", raw)
+}

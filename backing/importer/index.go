@@ -1,0 +1,134 @@
+package importer
+
+import (
+	"path/filepath"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// sourceKey identifies a source: its format and the agent's id for the
+// session (a subagent's file carries its session's id, so its name too).
+// A source without an id is known by its file's name, as before.
+type sourceKey struct {
+	format   Format
+	id       string
+	file     string // the file's base name, when id is ""
+	subagent string // "agent-<id>" for a subagent's own file
+}
+
+func keyOf(format Format, id, path string) sourceKey {
+	k := sourceKey{format: format, id: id, subagent: subagentOf(path)}
+	if id == "" {
+		k.file = filepath.Base(path)
+	}
+	return k
+}
+
+// indexed is what the index keeps of an imported session.
+type indexed struct {
+	id     string // the session's id in the store
+	parent string // meta.json's parent
+	forked string // the source's forked_from_id, for linkForks
+}
+
+// load reads the source of every active and archived session once. A
+// session in the trash is not found: importing its source again makes a
+// new one, and the one in the trash stays as it was.
+func (r *Importer) load() error {
+	if r.index != nil {
+		return nil
+	}
+	names, err := r.st.Names()
+	if err != nil {
+		return err
+	}
+	archived, err := r.st.ArchivedNames()
+	if err != nil {
+		return err
+	}
+	r.index = map[sourceKey]*indexed{}
+	for _, name := range append(names, archived...) {
+		s, err := r.st.Session(name)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		m, err := s.Meta()
+		if err != nil {
+			continue // unreadable: fsck says so; an import cannot use it
+		}
+		r.add(s.ID(), m)
+	}
+	return nil
+}
+
+// add indexes session id, whose meta.json is m, if it was imported. Of
+// two sessions of one source (a copy restored from the trash), the first
+// one stays.
+func (r *Importer) add(id string, m backing.Meta) {
+	o, ok := OriginOf(m)
+	if !ok || o.Format == "" {
+		return
+	}
+	if k := o.key(); r.index[k] == nil {
+		r.index[k] = &indexed{id: id, parent: m.Parent, forked: o.Forked}
+	}
+}
+
+// find is the session imported from source k, and its meta.json, or nil
+// when there is none (not imported, or since moved to the trash).
+func (r *Importer) find(k sourceKey) (*backing.Session, backing.Meta, error) {
+	if err := r.load(); err != nil {
+		return nil, backing.Meta{}, err
+	}
+	e := r.index[k]
+	if e == nil {
+		return nil, backing.Meta{}, nil
+	}
+	s, err := r.st.SessionByID(e.id)
+	if err == nil {
+		m, err := s.Meta()
+		if err == nil && m.State != backing.StateTrashed {
+			return s, m, nil
+		}
+	}
+	delete(r.index, k)
+	return nil, backing.Meta{}, nil
+}
+
+// linkForks sets the parent of every imported session that came from
+// another: a Codex session forked from one (forked_from_id), a Claude Code
+// subagent's file from its session. Run after each import, so the link is
+// made whichever file comes first.
+func (r *Importer) linkForks() error {
+	if err := r.load(); err != nil {
+		return err
+	}
+	for k, e := range r.index {
+		from := e.forked
+		if k.subagent != "" {
+			from = k.id // a subagent's lines carry its session's id
+		}
+		if e.parent != "" || from == "" {
+			continue
+		}
+		parent, _, err := r.find(sourceKey{format: k.format, id: from})
+		if err != nil {
+			return err
+		}
+		if parent == nil || parent.ID() == e.id {
+			continue // not imported (yet)
+		}
+		s, _, err := r.find(k)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			continue // gone meanwhile
+		}
+		if err := s.SetParent(parent.ID()); err != nil {
+			return err
+		}
+		e.parent = parent.ID()
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package importer
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// readChunk is how many messages storedSeqs reads at a time: enough to
+// amortise a read, few enough that memory does not grow with a session.
+const readChunk = 1000
+
+// storeMissing stores every line of the split source (main and forks)
+// that s does not hold yet, each in its branch, and returns how many. What
+// s holds is read from the lines themselves (their source_seq), so an
+// import cut short anywhere, or a source that grew, gets exactly the
+// lines it lacks: none twice, none lost. A fork is made when it first has
+// lines to store, after the branch it forks from; one whose parent
+// cannot be made (a rewind reaching back past what an earlier import
+// stored) has its new lines go on in the default branch.
+func storeMissing(s *backing.Session, main [][]byte, forks []Fork) (int, error) {
+	have, err := storedSeqs(s)
+	if err != nil {
+		return 0, err
+	}
+	missing := func(lines [][]byte) [][]byte {
+		var out [][]byte
+		for _, l := range lines {
+			if n, ok := SourceSeq(l); ok && !have[n] {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	stored := 0
+	put := func(branch string, lines [][]byte) error {
+		if len(lines) == 0 {
+			return nil
+		}
+		if err := s.Append(branch, lines); err != nil {
+			return err
+		}
+		stored += len(lines)
+		return s.Backdate(branch, lastTS(lines))
+	}
+	if err := put("", missing(main)); err != nil {
+		return stored, err
+	}
+	for _, f := range parentsFirst(forks) {
+		lines := missing(f.Lines)
+		if len(lines) == 0 {
+			continue
+		}
+		branch := f.Name
+		if _, err := s.Branch(f.Name); errors.Is(err, backing.ErrNotFound) {
+			if from, err := s.Branch(f.From); err != nil {
+				branch = ""
+			} else if _, err := s.Fork(from.ID, f.At, f.Name); err != nil {
+				return stored, err
+			}
+		} else if err != nil {
+			return stored, err
+		}
+		if err := put(branch, lines); err != nil {
+			return stored, err
+		}
+	}
+	return stored, nil
+}
+
+// parentsFirst orders forks so that each comes after the one it forks from.
+func parentsFirst(forks []Fork) []Fork {
+	var out []Fork
+	placed := map[string]bool{"": true}
+	for len(out) < len(forks) {
+		progress := false
+		for _, f := range forks {
+			if !placed[f.Name] && placed[f.From] {
+				out, placed[f.Name], progress = append(out, f), true, true
+			}
+		}
+		if !progress { // a parent that is not among forks: keep the rest as they are
+			for _, f := range forks {
+				if !placed[f.Name] {
+					out, placed[f.Name] = append(out, f), true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// storedSeqs is the set of source lines s holds, in every branch.
+func storedSeqs(s *backing.Session) (map[int]bool, error) {
+	branches, err := s.Branches()
+	if err != nil {
+		return nil, err
+	}
+	have := map[int]bool{}
+	for _, b := range branches {
+		v, err := s.ViewID(b.ID)
+		if err != nil {
+			return nil, err
+		}
+		for i := v.Inherited(); i < v.Len(); i += readChunk {
+			msgs, err := v.Read(i, min(i+readChunk, v.Len()))
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range msgs {
+				if n, ok := SourceSeq(m.Raw); ok {
+					have[n] = true
+				}
+			}
+		}
+	}
+	return have, nil
+}
+
+// SourceSeq is a stored message's line number in the source it was
+// imported from (its "source_seq", see StoreLines); false for a message
+// that did not come from a source (one added in sessfs).
+func SourceSeq(raw []byte) (int, bool) {
+	var seq struct {
+		N *int `json:"source_seq"`
+	}
+	if json.Unmarshal(raw, &seq) != nil || seq.N == nil {
+		return 0, false
+	}
+	return *seq.N, true
+}
+
+// lastTS is the latest time among stored lines' "ts", zero when none has
+// one.
+func lastTS(lines [][]byte) time.Time {
+	var last time.Time
+	for _, l := range lines {
+		var m struct {
+			TS string `json:"ts"`
+		}
+		json.Unmarshal(l, &m)
+		if t, err := time.Parse(time.RFC3339Nano, m.TS); err == nil && t.After(last) {
+			last = t
+		}
+	}
+	return last
+}
