@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 
@@ -55,7 +54,7 @@ keys (see README, Redaction). FILE is written whole or not at all.`)
 	// Streamed, a message at a time, so memory does not grow with the
 	// session; redaction goes piece by piece (a secret never spans two
 	// messages). To a file: whole or not at all.
-	var added []branchCount // of an original: what it cannot hold
+	var added []importer.Added // of an original: what it cannot hold
 	write := func(out io.Writer) error {
 		w := bufio.NewWriterSize(out, 64<<10)
 		x := exporter{w: w, redact: *redact}
@@ -87,20 +86,12 @@ keys (see README, Redaction). FILE is written whole or not at all.`)
 	return exitOK
 }
 
-// branchCount is how many messages and events of a branch an export left
-// out.
-type branchCount struct {
-	branch           string
-	isDefault        bool
-	messages, events int
-}
-
 // addedCount says how much was left out in all: "3 messages", "1 message
 // and 2 events".
-func addedCount(added []branchCount) string {
+func addedCount(added []importer.Added) string {
 	m, e := 0, 0
 	for _, b := range added {
-		m, e = m+b.messages, e+b.events
+		m, e = m+b.Messages, e+b.Events
 	}
 	switch {
 	case e == 0:
@@ -112,19 +103,19 @@ func addedCount(added []branchCount) string {
 }
 
 // branchCounts says where: "main: 2, try: 1".
-func branchCounts(added []branchCount) string {
+func branchCounts(added []importer.Added) string {
 	var parts []string
 	for _, b := range added {
-		parts = append(parts, fmt.Sprintf("%s: %d", b.branch, b.messages+b.events))
+		parts = append(parts, fmt.Sprintf("%s: %d", b.Branch, b.Messages+b.Events))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // branchHint tells how to reach the branches other than the default one,
 // which jsonl and json export only when named.
-func branchHint(added []branchCount) string {
+func branchHint(added []importer.Added) string {
 	for _, b := range added {
-		if !b.isDefault {
+		if !b.Default {
 			return " (with --branch B for a branch other than the default)"
 		}
 	}
@@ -208,109 +199,27 @@ func (x exporter) json(s *backing.Session, v *backing.View) error {
 	return nil
 }
 
-// original writes an imported session's source again: every stored line
-// that came from it (each branch's own, so each once), in the order of the
-// file. Empty lines, which the import skips, are put back where the line
-// numbers leave gaps. Unredacted, the result must hash to what the import
-// recorded, else it is refused rather than passed off as the original;
-// redacted, each line is masked on its own. It returns, by branch, the
-// lines added in sessfs, which the original cannot hold.
-func (x exporter) original(s *backing.Session) ([]branchCount, error) {
-	branches, err := s.Branches()
+// original writes an imported session's source again (importer.Original):
+// unredacted, the result must hash to what the import recorded, else it
+// is refused rather than passed off as the original; redacted, each line
+// is masked on its own. It returns, by branch, the lines added in sessfs,
+// which the original cannot hold.
+func (x exporter) original(s *backing.Session) ([]importer.Added, error) {
+	data, added, err := importer.Original(s)
 	if err != nil {
 		return nil, err
 	}
-	var added []branchCount
-	type srcLine struct {
-		seq  int
-		line []byte
-	}
-	var lines []srcLine
-	seen := map[int]bool{}
-	for _, b := range branches {
-		v, err := s.ViewID(b.ID)
-		if err != nil {
-			return nil, err
-		}
-		msgs, err := v.Read(v.Inherited(), v.Len())
-		if err != nil {
-			return nil, err
-		}
-		n := branchCount{branch: b.Name, isDefault: b.IsDefault()}
-		for _, m := range msgs {
-			var seq struct {
-				N    *int   `json:"source_seq"`
-				Role string `json:"role"`
-			}
-			json.Unmarshal(m.Raw, &seq)
-			switch {
-			case seq.N == nil && seq.Role == backing.EventRole:
-				n.events++
-				continue
-			case seq.N == nil:
-				n.messages++
-				continue
-			case seen[*seq.N]:
-				continue
-			}
-			line, err := importer.SourceLine(m.Raw)
-			if err != nil {
-				return nil, err
-			}
-			seen[*seq.N] = true
-			lines = append(lines, srcLine{*seq.N, line})
-		}
-		if n.messages+n.events > 0 {
-			added = append(added, n)
-		}
-	}
-	if len(lines) == 0 {
-		return nil, errors.New("this session was not imported: it has no source to give back")
-	}
-	sort.Slice(lines, func(i, j int) bool { return lines[i].seq < lines[j].seq })
-	var out bytes.Buffer
-	next := 1
-	for _, l := range lines {
-		for ; next < l.seq; next++ {
-			out.WriteByte('\n') // an empty line the import skipped
-		}
-		out.Write(l.line)
-		out.WriteByte('\n')
-		next = l.seq + 1
-	}
-	data := out.Bytes()
 	if x.redact {
 		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
 			x.put(line)
 		}
 		return added, nil
 	}
-	if data, err = matchImported(s, data); err != nil {
+	if data, err = importer.Verify(s, data); err != nil {
 		return nil, err
 	}
 	_, err = x.w.Write(data)
 	return added, err
-}
-
-// matchImported checks data against the hash the import recorded. A source
-// whose last line had no newline is data less its final byte.
-func matchImported(s *backing.Session, data []byte) ([]byte, error) {
-	m, err := s.Meta()
-	if err != nil {
-		return nil, err
-	}
-	o, _ := originOf(m)
-	if o.Bytes == nil {
-		return data, nil // imported before the hash was recorded
-	}
-	for _, d := range [][]byte{data, data[:len(data)-1]} {
-		if o.holds(d) {
-			return d, nil
-		}
-	}
-	return nil, fmt.Errorf("the stored lines do not give back the source byte for byte "+
-		"(%d bytes, the source had %d: a stored line was changed, or the source had lines of only spaces)",
-		len(data), *o.Bytes)
 }
 
 // writeFile writes path whole or not at all, through a temp file beside

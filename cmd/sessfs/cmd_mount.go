@@ -44,7 +44,9 @@ func runMount(args []string) int {
 	if !ok {
 		return code
 	}
-	var mirrored *mirror
+	// The agent's folder of --source and its format; "" without.
+	var sourceDir string
+	var sourceFormat importer.Format
 	switch {
 	case *source == "" && len(rest) == 2:
 		return c.usageError("one MOUNTPOINT, or --source FORMAT FOLDER MOUNTPOINT")
@@ -76,7 +78,7 @@ func runMount(args []string) int {
 				return c.fail(err)
 			}
 		}
-		mirrored = &mirror{dir: dir, format: importer.Format(*source), seen: map[string]fileStamp{}, warn: c.warn}
+		sourceDir, sourceFormat = dir, importer.Format(*source)
 		rest = rest[1:]
 	}
 	fo := fsnode.Options{Debug: *debug}
@@ -92,7 +94,7 @@ func runMount(args []string) int {
 		}
 	}
 	bo := backing.Options{}
-	if mirrored != nil {
+	if sourceDir != "" {
 		// A copy the mount makes again from the agent's files after any
 		// crash: no fsync needed, and nothing to write through the mount.
 		*syncMode = "none"
@@ -116,14 +118,10 @@ func runMount(args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	agentDir := ""
-	if mirrored != nil {
-		agentDir = mirrored.dir
-	}
 	// From here on the mount point, the store and the agent's folder are
 	// the resolved paths: no symlink, changed later or not, can lead the
 	// daemon into its mount.
-	mnt, root, agentDir, err = checkPaths(mnt, root, agentDir)
+	mnt, root, sourceDir, err = checkPaths(mnt, root, sourceDir)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -134,14 +132,18 @@ func runMount(args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	if mirrored != nil {
-		mirrored.dir = agentDir
-		mirrored.st = st
-		mirrored.run = newImportRun(st, "--source auto", " --store "+shellQuote(root))
-		mirrored.sync()
+	if sourceDir != "" {
+		mirror := importer.NewMirror(importer.New(st, importer.Options{
+			Format:   sourceFormat,
+			AutoFlag: "--source auto",
+			RemoveCommand: func(name string) string {
+				return "sessfs rm --store " + shellQuote(root) + " " + shellQuote(name)
+			},
+		}), sourceDir, c.warn)
+		mirror.Sync()
 		stop := make(chan struct{})
 		defer close(stop)
-		go mirrored.follow(time.Second, stop)
+		go mirror.Follow(time.Second, stop)
 	}
 	server, err := fs.Mount(mnt, fsnode.New(st, fo), fsnode.MountOptions(st, fo))
 	if err != nil {
