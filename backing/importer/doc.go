@@ -1,6 +1,29 @@
-// Package importer decodes other agents' session files into what the
-// sessfs store needs: session metadata and store messages. It only
-// decodes; writing to the store is the caller's job.
+// Package importer owns everything about other agents' session files:
+// decoding them into what the sessfs store needs (session metadata and
+// store messages), and the import and sync engine that writes them into a
+// *backing.Store and gives them back.
+//
+// The engine (engine.go and beside it):
+//   - New(store, Options) returns an Importer; Run(paths, done) imports
+//     the files SourceFiles finds under paths, reporting each file's
+//     Result (the session's name, whether anything was stored, the error)
+//     to done and progress to Options.Progress. A new source becomes a
+//     session named to be read (names.go); a source imported before is
+//     found by its id, whatever its session is called now (index.go), and
+//     only the lines it gained are stored, each in its branch (seqs.go);
+//     one that changed other than by growing is refused (ErrRewritten).
+//     Sessions that came from another (a Codex fork, a subagent's file)
+//     are linked to it as parent.
+//   - Mirror keeps a store in step with an agent's folder: mount --source.
+//   - Original and Verify give an imported session's source back byte for
+//     byte: export --format original.
+//   - Origin (origin.go) is the one typed record of meta.json's "source",
+//     read by OriginOf; SourceSeq is the one reader of a stored line's
+//     "source_seq".
+//
+// The command line's part stays in cmd/sessfs: flags, the progress line,
+// printing results, how a message spells a command. This package imports
+// backing only, never cmd or fsnode.
 //
 // Formats: Claude Code (~/.claude/projects/*/<sessionId>.jsonl) and Codex
 // rollouts (~/.codex/sessions/**/rollout-*.jsonl, the wrapped format with
@@ -35,7 +58,7 @@
 //   - Subagents: a subagent's lines inside the session file (isSidechain)
 //     become a branch, subagent-N, forked where the subagent started; a
 //     subagent's file of its own (<session>/subagents/agent-*.jsonl) is a
-//     session of its own, which the import (cmd) names after its session
+//     session of its own, which the import names after its session
 //     and links to it as parent.
 //   - Duplicate uuids are not resolved: the store keeps the first message
 //     of an id and takes a second for a retry, so a uuid Claude Code wrote
