@@ -29,7 +29,9 @@ test-long: vet
 # 2-core machine, times FUZZX. Not for a time: a -fuzztime duration races
 # Go's fuzz coordinator at its deadline, which then fails the target with
 # "context deadline exceeded" and no failing input (go.dev/issue/75804,
-# fixed in Go 1.27).
+# fixed in Go 1.27). testdata/fuzz keeps, named for what they hold, the
+# inputs that reach code the seeds do not, and any input that finds a bug,
+# renamed for it; the rest of what fuzzing explores stays in Go's cache.
 FUZZX ?= 6
 FUZZ  = $(GO) test -run '^$$' -fuzzminimizetime 5s
 fuzz:
