@@ -75,7 +75,7 @@ func parseHeader(raw []byte) (header, error) {
 			h.Context = v
 		}
 	})
-	switch firstByte(role) {
+	switch FirstByte(role) {
 	case '"':
 		json.Unmarshal(role, &h.Role) // valid JSON: cannot fail
 	case 0:
@@ -86,7 +86,7 @@ func parseHeader(raw []byte) (header, error) {
 	if h.Role == "" {
 		return h, fmt.Errorf("%w: empty \"role\"", ErrInvalid)
 	}
-	switch firstByte(h.Content) {
+	switch FirstByte(h.Content) {
 	case '"', '[':
 	case 0:
 		return h, fmt.Errorf("%w: missing \"content\" (keys are case-sensitive)", ErrInvalid)
@@ -97,14 +97,17 @@ func parseHeader(raw []byte) (header, error) {
 		name string
 		v    json.RawMessage
 	}{{"id", h.ID}, {"ts", h.TS}, {"context", h.Context}} {
-		if f.v != nil && firstByte(f.v) != '"' {
+		if f.v != nil && FirstByte(f.v) != '"' {
 			return h, fmt.Errorf("%w: %q must be a string", ErrInvalid, f.name)
 		}
 	}
 	return h, nil
 }
 
-func firstByte(b []byte) byte {
+// FirstByte is the first byte of a JSON value ('"', '[', '{', 'n', a digit,
+// …), or 0 for an empty one: how a string is told from an array or null
+// before decoding (json.Unmarshal of null into a string succeeds).
+func FirstByte(b []byte) byte {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return 0
@@ -168,7 +171,7 @@ func prepare(raw []byte, now time.Time, max int64) (line []byte, id string, give
 // stringOf decodes a JSON string value (valid JSON, as parseHeader leaves
 // it); anything else decodes to "".
 func stringOf(v json.RawMessage) string {
-	if firstByte(v) != '"' {
+	if FirstByte(v) != '"' {
 		return ""
 	}
 	v = bytes.TrimSpace(v)

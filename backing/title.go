@@ -111,7 +111,7 @@ func promptText(line []byte) string {
 // "input_text" and "output_text" in Codex) of an array. Tool results and
 // images have none. Titles and the importers' reading of prompts use it.
 func FirstText(content json.RawMessage) string {
-	if firstByte(content) == '"' {
+	if FirstByte(content) == '"' {
 		return strings.TrimSpace(stringOf(content))
 	}
 	text := ""

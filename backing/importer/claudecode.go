@@ -137,7 +137,7 @@ func claudeMessage(m map[string]json.RawMessage) (message, map[string]json.RawMe
 	} else if t == "system" {
 		content = m["content"]
 	}
-	if k := kind(content); k != '"' && k != '[' {
+	if k := backing.FirstByte(content); k != '"' && k != '[' {
 		return message{}, nil, false
 	}
 	if str(role) == "" {

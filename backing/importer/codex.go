@@ -73,7 +73,7 @@ func (d *codexDecoder) line(line []byte) error {
 	case "compacted":
 		// A compaction: its summary becomes a visible marker.
 		content := payload["message"]
-		if kind(content) != '"' {
+		if backing.FirstByte(content) != '"' {
 			content = json.RawMessage(`""`)
 		}
 		msg := message{role: json.RawMessage(`"system"`), content: content, ts: stringOrNil(m["timestamp"])}
@@ -143,7 +143,7 @@ func codexMessage(raw json.RawMessage, p map[string]json.RawMessage, ts json.Raw
 	if t == "message" {
 		// Roles are kept as Codex wrote them: developer stays developer.
 		msg.role, msg.content = p["role"], p["content"]
-		if k := kind(msg.content); str(msg.role) == "" || (k != '"' && k != '[') {
+		if k := backing.FirstByte(msg.content); str(msg.role) == "" || (k != '"' && k != '[') {
 			return message{}, false
 		}
 		return msg, true

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 // How much of a file Detect looks at. A first line can be large (a Codex
@@ -101,7 +103,7 @@ func lineFormat(line []byte) Format {
 		return ""
 	}
 	t := str(m["type"])
-	if kind(m["payload"]) == '{' && codexTypes[t] {
+	if backing.FirstByte(m["payload"]) == '{' && codexTypes[t] {
 		return Codex
 	}
 	if m["payload"] == nil && claudeTypes[t] {

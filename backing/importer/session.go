@@ -274,19 +274,10 @@ func str(raw json.RawMessage) string {
 	return s
 }
 
-// kind is the first byte of a raw JSON value: '"', '[', '{', … or 0.
-func kind(raw json.RawMessage) byte {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return 0
-	}
-	return raw[0]
-}
-
 // stringOrNil keeps raw if it is a JSON string: the store wants id and ts
 // to be strings, and a line with anything else there just goes without.
 func stringOrNil(raw json.RawMessage) json.RawMessage {
-	if kind(raw) == '"' {
+	if backing.FirstByte(raw) == '"' {
 		return raw
 	}
 	return nil
