@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sessfs/sessfs/integration/mounttest"
 )
 
 // crashRounds is how many random kill points a crash test tries: a few in
@@ -89,7 +91,7 @@ func TestCrashDaemonKilled(t *testing.T) {
 		t.Fatalf("%d of %d acknowledged messages lost", lost, len(acked))
 	}
 	t.Logf("%d kill points, %d acknowledged messages, all present once", crashRounds(), len(acked))
-	forceUnmount(mnt)
+	mounttest.ForceUnmount(mnt)
 	if r := cliResult(t, store, "", "fsck"); r.code != 0 {
 		t.Errorf("fsck after the crashes: %v", r)
 	}
@@ -226,10 +228,10 @@ func startDaemon(t *testing.T, store, mnt string) *exec.Cmd {
 			cmd.Process.Signal(syscall.SIGTERM)
 			cmd.Wait()
 		}
-		forceUnmount(mnt)
+		mounttest.ForceUnmount(mnt)
 	})
 	eventually(t, 10*time.Second, "sessfs mount to mount "+mnt, func() (bool, string) {
-		return isMountPoint(mnt) && liveMount(mnt), stderr.String()
+		return mounttest.IsMountPoint(mnt) && liveMount(mnt), stderr.String()
 	})
 	return cmd
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/fsnode"
+	"github.com/sessfs/sessfs/integration/mounttest"
 )
 
 // cmdTimeout bounds every program a test runs: a hung FUSE request must fail
@@ -83,61 +84,12 @@ func leftMounts() []string {
 	regMu.Lock()
 	defer regMu.Unlock()
 	var left []string
-	for _, p := range mountPoints() {
+	for _, p := range mounttest.MountPoints() {
 		if registered[p] || strings.HasPrefix(p, mountRoot+"/") {
 			left = append(left, p)
 		}
 	}
 	return left
-}
-
-// mountPoints reads the mount points of this mount namespace.
-func mountPoints() []string {
-	data, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) > 4 {
-			out = append(out, unescapeMountinfo(f[4]))
-		}
-	}
-	return out
-}
-
-// unescapeMountinfo undoes the octal escapes (\040 for a space) of
-// /proc/self/mountinfo.
-func unescapeMountinfo(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func isMountPoint(dir string) bool {
-	for _, p := range mountPoints() {
-		if p == dir {
-			return true
-		}
-	}
-	return false
-}
-
-// forceUnmount detaches a mount that would not go away cleanly.
-func forceUnmount(mnt string) {
-	if syscall.Unmount(mnt, syscall.MNT_DETACH) != nil {
-		exec.Command("fusermount3", "-u", "-z", mnt).Run()
-	}
 }
 
 // mountDir makes an empty folder to mount on. It is removed after the
@@ -166,7 +118,7 @@ func tmpfs(t *testing.T, size string) string {
 	}
 	t.Cleanup(func() {
 		if syscall.Unmount(dir, 0) != nil {
-			forceUnmount(dir)
+			mounttest.ForceUnmount(dir)
 		}
 	})
 	return dir
@@ -215,18 +167,10 @@ func mountStore(t *testing.T, storeDir, mnt string, opts fsnode.Options) *mount 
 // mount open (a program that just exited may not have released them yet).
 func (m *mount) unmount() error {
 	m.once.Do(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			m.err = m.server.Unmount()
-			if m.err == nil || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
+		if m.err = mounttest.Unmount(m.server, m.Dir, 5*time.Second); m.err != nil {
+			// Detached: the server ends when the last file closes.
+			m.server.Wait()
 		}
-		if m.err != nil {
-			forceUnmount(m.Dir)
-		}
-		m.server.Wait()
 	})
 	return m.err
 }
@@ -237,7 +181,7 @@ func (m *mount) Unmount(t *testing.T) {
 	if err := m.unmount(); err != nil {
 		t.Fatalf("unmount %s: %v", m.Dir, err)
 	}
-	if isMountPoint(m.Dir) {
+	if mounttest.IsMountPoint(m.Dir) {
 		t.Fatalf("%s is still a mount point after unmount", m.Dir)
 	}
 }
@@ -273,7 +217,7 @@ func startMountProc(t *testing.T, storeDir, mnt string, args ...string) *mountPr
 	go func() { p.err = p.cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() { p.stop(t) })
 	deadline := time.Now().Add(10 * time.Second)
-	for !isMountPoint(mnt) {
+	for !mounttest.IsMountPoint(mnt) {
 		select {
 		case <-p.done:
 			t.Fatalf("sessfs mount exited before mounting: %v\n%s", p.err, p.stderr.String())
@@ -304,9 +248,9 @@ func (p *mountProc) stop(t *testing.T) {
 	if p.err != nil {
 		t.Errorf("sessfs mount exited with %v, want exit 0 after SIGTERM\nstderr:\n%s", p.err, p.stderr.String())
 	}
-	if isMountPoint(p.Dir) {
+	if mounttest.IsMountPoint(p.Dir) {
 		t.Errorf("%s still mounted after sessfs mount exited", p.Dir)
-		forceUnmount(p.Dir)
+		mounttest.ForceUnmount(p.Dir)
 	}
 }
 

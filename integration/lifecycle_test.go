@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sessfs/sessfs/integration/mounttest"
 )
 
 // `sessfs mount --daemon` returns once the mount is up, with a line saying
@@ -19,7 +21,7 @@ func TestMountDaemonAndUmount(t *testing.T) {
 	mnt := mountDir(t)
 	cli(t, store, "new", "s")
 	out := cli(t, store, "mount", "--daemon", mnt)
-	if !isMountPoint(mnt) {
+	if !mounttest.IsMountPoint(mnt) {
 		t.Fatalf("mount --daemon returned (%q) but %s is not a mount point", out, mnt)
 	}
 	if !strings.Contains(out, "sessfs umount") {
@@ -29,8 +31,8 @@ func TestMountDaemonAndUmount(t *testing.T) {
 		t.Errorf("ls of the daemon's mount = %q", got)
 	}
 	run(t, sessfsBin, "umount", mnt)
-	if isMountPoint(mnt) {
-		forceUnmount(mnt)
+	if mounttest.IsMountPoint(mnt) {
+		mounttest.ForceUnmount(mnt)
 		t.Fatal("still mounted after sessfs umount")
 	}
 	// The daemon is gone: nothing serves the store any more.
@@ -65,7 +67,7 @@ func TestMountEndsCleanly(t *testing.T) {
 		if p.err != nil {
 			t.Errorf("%s: sessfs mount exited with %v, want 0\n%s", how, p.err, p.stderr.String())
 		}
-		if isMountPoint(mnt) {
+		if mounttest.IsMountPoint(mnt) {
 			t.Errorf("%s: %s still mounted", how, mnt)
 		}
 	}
@@ -87,8 +89,8 @@ func TestMountRefusesNewerFormat(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, "upgrade sessfs") {
 		t.Errorf("mount of a newer store: %v", r)
 	}
-	if isMountPoint(mnt) {
-		forceUnmount(mnt)
+	if mounttest.IsMountPoint(mnt) {
+		mounttest.ForceUnmount(mnt)
 		t.Error("a newer store was mounted")
 	}
 	if data, _ := os.ReadFile(format); string(data) != "sessfs store format 99\n" {

@@ -18,6 +18,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/sessfs/sessfs/integration/mounttest"
 )
 
 var (
@@ -51,7 +53,7 @@ func TestMain(m *testing.M) {
 			// on this machine: fail the run, then clear it.
 			fmt.Fprintf(os.Stderr, "FAIL: mounts left behind: %s\n", strings.Join(left, ", "))
 			for _, mnt := range left {
-				forceUnmount(mnt)
+				mounttest.ForceUnmount(mnt)
 			}
 			code = 1
 		}

@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sessfs/sessfs/integration/mounttest"
 )
 
 // mountCount is how many mounts are stacked on dir.
 func mountCount(dir string) int {
 	n := 0
-	for _, p := range mountPoints() {
+	for _, p := range mounttest.MountPoints() {
 		if p == dir {
 			n++
 		}
@@ -69,12 +71,12 @@ func TestMountClearsDeadMount(t *testing.T) {
 		d := startDaemon(t, store, mnt)
 		d.Process.Kill()
 		d.Wait()
-		if liveMount(mnt) || !isMountPoint(mnt) {
+		if liveMount(mnt) || !mounttest.IsMountPoint(mnt) {
 			t.Fatalf("%s is not a dead mount after the daemon was killed", mnt)
 		}
 		if then == "umount" {
 			run(t, sessfsBin, "umount", mnt)
-			if isMountPoint(mnt) {
+			if mounttest.IsMountPoint(mnt) {
 				t.Fatalf("the dead mount is still there after sessfs umount")
 			}
 			continue

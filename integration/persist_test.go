@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sessfs/sessfs/fsnode"
+	"github.com/sessfs/sessfs/integration/mounttest"
 )
 
 // persistPaths are the paths whose bytes and inode numbers must survive a
@@ -166,7 +167,7 @@ func TestMountInsideStoreRefused(t *testing.T) {
 		cancel()
 		if timedOut {
 			// It mounted and served: clear it before anything removes base.
-			forceUnmount(c.mnt)
+			mounttest.ForceUnmount(c.mnt)
 			t.Fatalf("%s: sessfs mount did not refuse, it served for 10 s", c.what)
 		}
 		if err == nil {
@@ -175,8 +176,8 @@ func TestMountInsideStoreRefused(t *testing.T) {
 		if strings.TrimSpace(string(out)) == "" {
 			t.Errorf("%s: sessfs mount failed without a message", c.what)
 		}
-		if isMountPoint(c.mnt) {
-			forceUnmount(c.mnt)
+		if mounttest.IsMountPoint(c.mnt) {
+			mounttest.ForceUnmount(c.mnt)
 			t.Errorf("%s: %s was mounted", c.what, c.mnt)
 		}
 		t.Logf("%s: %s", c.what, strings.TrimSpace(string(out)))

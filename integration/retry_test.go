@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sessfs/sessfs/integration/mounttest"
 )
 
 // A `sessfs append` of messages with ids of their own, killed at a random
@@ -109,5 +111,5 @@ func TestRetryAfterDaemonKilled(t *testing.T) {
 			t.Errorf("%s is there %d times, want once", id, count[id])
 		}
 	}
-	forceUnmount(mnt)
+	mounttest.ForceUnmount(mnt)
 }

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sessfs/sessfs/integration/mounttest"
 )
 
 // holder runs a python3 process that opens append, writes one message,
@@ -81,7 +83,7 @@ func TestShutdownWithOpenFiles(t *testing.T) {
 	store, mnt, daemon, h := daemonWithOpenAppend(t)
 	daemon.Process.Signal(syscall.SIGTERM)
 	eventually(t, 3*time.Second, "the mount to go on SIGTERM", func() (bool, string) {
-		return !isMountPoint(mnt), "still mounted"
+		return !mounttest.IsMountPoint(mnt), "still mounted"
 	})
 	if err := waitExit(t, daemon, 15*time.Second); err != nil {
 		t.Errorf("sessfs mount exited with %v after SIGTERM, want 0", err)
@@ -104,7 +106,7 @@ func TestShutdownWithOpenFiles(t *testing.T) {
 func TestLazyUnmountLeavesNoDaemon(t *testing.T) {
 	store, mnt, daemon, h := daemonWithOpenAppend(t)
 	run(t, "umount", "-l", mnt)
-	if isMountPoint(mnt) {
+	if mounttest.IsMountPoint(mnt) {
 		t.Fatal("still a mount point after umount -l")
 	}
 	h.in.Write([]byte("go\n"))

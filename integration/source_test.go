@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sessfs/sessfs/integration/mounttest"
 )
 
 // `sessfs mount --source claude-code FOLDER` shows an agent's own folder
@@ -38,7 +40,7 @@ func TestMountSource(t *testing.T) {
 	mnt := mountDir(t)
 	cli(t, cache, "mount", "--daemon", "--source", "claude-code", agent, mnt)
 	t.Cleanup(func() {
-		if isMountPoint(mnt) {
+		if mounttest.IsMountPoint(mnt) {
 			runCmd(t, "", sessfsBin, "umount", mnt)
 		}
 	})

@@ -32,6 +32,7 @@ import (
 
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/fsnode"
+	"github.com/sessfs/sessfs/integration/mounttest"
 )
 
 // Stat is the median, min and max of one figure over the runs.
@@ -298,46 +299,30 @@ func cstr(b []int8) string {
 	return sb.String()
 }
 
-// mountOf finds the mount holding path in /proc/mounts.
+// mountOf finds the mount holding path in the mount table.
 func mountOf(path string) (fsType, dev, mountPoint string) {
-	data, err := os.ReadFile("/proc/mounts")
+	mounts, err := mounttest.Table()
 	if err != nil {
 		return "?", "?", "?"
 	}
 	best := -1
-	for _, l := range strings.Split(string(data), "\n") {
-		f := strings.Fields(l)
-		if len(f) < 3 {
-			continue
-		}
-		mp := unescapeMount(f[1])
-		if (path == mp || strings.HasPrefix(path, strings.TrimSuffix(mp, "/")+"/")) && len(mp) > best {
-			best, fsType, dev, mountPoint = len(mp), f[2], f[0], mp
+	for _, m := range mounts {
+		if (path == m.Dir || strings.HasPrefix(path, strings.TrimSuffix(m.Dir, "/")+"/")) && len(m.Dir) > best {
+			best, fsType, dev, mountPoint = len(m.Dir), m.FSType, m.Source, m.Dir
 		}
 	}
 	return
 }
 
-func unescapeMount(s string) string {
-	if u, err := strconv.Unquote(`"` + strings.ReplaceAll(s, `"`, `\"`) + `"`); err == nil {
-		return u
-	}
-	return s
-}
-
-// checkMounts returns any mount under work still in /proc/mounts.
+// checkMounts returns any mount under work still in the mount table, and
+// detaches it, as a last resort, so that the work folder can go.
 func checkMounts(work string) string {
-	data, err := os.ReadFile("/proc/mounts")
-	if err != nil {
-		return ""
-	}
+	table, _ := mounttest.Table()
 	var left []string
-	for _, l := range strings.Split(string(data), "\n") {
-		f := strings.Fields(l)
-		if len(f) >= 2 && strings.HasPrefix(unescapeMount(f[1]), work+"/") {
-			left = append(left, f[1])
-			// Last resort, so that the work folder can go.
-			syscall.Unmount(unescapeMount(f[1]), syscall.MNT_DETACH)
+	for _, m := range table {
+		if strings.HasPrefix(m.Dir, work+"/") {
+			left = append(left, m.Dir)
+			mounttest.ForceUnmount(m.Dir)
 		}
 	}
 	return strings.Join(left, " ")
@@ -410,17 +395,11 @@ func unmount(mnt string) error {
 	if server == nil {
 		return nil
 	}
-	var err error
-	for range 20 {
-		if err = server.Unmount(); err == nil {
-			server.Wait()
-			os.Remove(mnt)
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
+	if err := mounttest.Unmount(server, mnt, 2*time.Second); err != nil {
+		return fmt.Errorf("unmount %s: %w", mnt, err)
 	}
-	syscall.Unmount(mnt, syscall.MNT_DETACH)
-	return fmt.Errorf("unmount %s: %w", mnt, err)
+	os.Remove(mnt)
+	return nil
 }
 
 func unmountAll() {
