@@ -1,0 +1,172 @@
+package main
+
+// The table: rows, their targets, the figures and the report (text and
+// JSON).
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Stat is the median, min and max of one figure over the runs.
+type Stat struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+// Row is one line of the table.
+type Row struct {
+	Row    string  `json:"row"`
+	Unit   string  `json:"unit"`
+	Sessfs Stat    `json:"sessfs"`
+	Native *Stat   `json:"native"` // nil when the row has no native figure
+	Ratio  float64 `json:"ratio"`  // what the target is checked against
+	Target string  `json:"target"`
+	OK     bool    `json:"ok"`
+	Note   string  `json:"note,omitempty"`
+
+	// check: the figure compared (ratio or an absolute value), the bound,
+	// and whether the bound is a floor (>=) or a ceiling (<=).
+	value, bound float64
+	floor        bool
+}
+
+func (r *Row) setTarget(value, bound float64, floor bool) {
+	r.value, r.bound, r.floor = value, bound, floor
+	if floor {
+		r.OK = value >= bound
+	} else {
+		r.OK = value <= bound
+	}
+}
+
+// missBy3 says whether the row misses its target by more than 3×, or for
+// a row in knownMiss, falls more than 3× below the level it had reached.
+func (r *Row) missBy3() bool {
+	bound := r.bound
+	if known, ok := knownMiss[strings.Fields(r.Row)[0]]; ok {
+		bound = known
+	}
+	if r.floor {
+		return r.value < bound/3
+	}
+	return r.value > bound*3
+}
+
+// knownMiss holds the rows whose target is out of reach today, with the
+// level they reached when this was written (README, Performance, says
+// why). -check holds them to that level, so they cannot slide further
+// unnoticed, instead of failing every run.
+var knownMiss = map[string]float64{
+	// Eight native writers on one file already share journal commits
+	// (ext4 batches concurrent fsyncs); the store's group commit batches
+	// 3–4 appends per fsync, as each writer waits for its own ack.
+	"2": 0.66,
+	// Each write(2) to append is a FUSE round trip and a store append
+	// (~60 µs in all) against a ~1 µs native write into the page cache.
+	"3": 0.014,
+	// MB/s. The exact size needs every message rendered once before the
+	// first byte, and the read renders them again.
+	"4a": 23,
+}
+
+func stat(xs []float64) Stat {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	med := s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return Stat{Median: med, Min: s[0], Max: s[n-1]}
+}
+
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+func count(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return strconv.Itoa(n)
+}
+
+func fmtNum(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1000:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+func fmtStat(s Stat) string {
+	return fmt.Sprintf("%s (%s–%s)", fmtNum(s.Median), fmtNum(s.Min), fmtNum(s.Max))
+}
+
+func printTable(rows []Row) {
+	head := []string{"row", "unit", "sessfs", "native", "ratio", "target", "ok"}
+	table := [][]string{head}
+	for _, r := range rows {
+		nat, ratio := "-", "-"
+		if r.Native != nil {
+			nat = fmtStat(*r.Native)
+			ratio = fmtNum(r.Ratio) + "×"
+		}
+		ok := "ok"
+		if !r.OK {
+			ok = "MISS"
+		}
+		table = append(table, []string{r.Row, r.Unit, fmtStat(r.Sessfs), nat, ratio, r.Target, ok})
+	}
+	width := make([]int, len(head))
+	for _, t := range table {
+		for i, cell := range t {
+			width[i] = max(width[i], len([]rune(cell)))
+		}
+	}
+	for _, t := range table {
+		var sb strings.Builder
+		for i, cell := range t {
+			if i > 0 {
+				sb.WriteString(" | ")
+			}
+			sb.WriteString(cell)
+			if i < len(t)-1 {
+				sb.WriteString(strings.Repeat(" ", width[i]-len([]rune(cell))))
+			}
+		}
+		fmt.Println(sb.String())
+	}
+	for _, r := range rows {
+		if r.Note != "" {
+			fmt.Printf("  %s: %s\n", strings.Fields(r.Row)[0], r.Note)
+		}
+	}
+}
+
+func writeJSON(path string, rows []Row) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(rows, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
