@@ -29,6 +29,21 @@ func (st *Store) nsLock() (func(), error) {
 
 func linkTarget(id string) string { return filepath.Join("..", "sessions", id) }
 
+// linkOf finds the name link of session id in names/ or archive/, by
+// reading every link there: for the rare repair that has nothing else to
+// go by (a meta.json that cannot be read).
+func (st *Store) linkOf(id string) (name, dir string, ok bool) {
+	for _, d := range []string{"names", "archive"} {
+		ents, _ := readDir(st.path(d))
+		for _, e := range ents {
+			if got, err := readLink(st.path(d, e.Name())); err == nil && got == id {
+				return e.Name(), d, true
+			}
+		}
+	}
+	return "", "", false
+}
+
 // readLink resolves a name link to a session id.
 func readLink(path string) (string, error) {
 	t, err := readlink(path)

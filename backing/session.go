@@ -166,22 +166,54 @@ func (s *Session) updateMetaLocked(change func(*Meta) error) (Meta, error) {
 // a JSON object with the session's id. The fields the store owns (id, name,
 // dates, state, trash time) keep their values whatever doc says; every other
 // field, known or not, takes doc's value, and a field doc leaves out is
-// removed.
+// removed. A meta.json the store cannot read (the mount shows its bytes so
+// that a person can mend it) is replaced by doc whole, its name and state
+// taken from the session's name link, as fsck would; the old bytes go to
+// the session's quarantine.
 func (s *Session) EditMeta(doc []byte) (Meta, error) {
 	in, err := DecodeMeta(doc)
 	if err != nil {
 		return in, err
 	}
-	return s.updateMeta(func(m *Meta) error {
-		if in.ID != m.ID {
-			return fmt.Errorf("%w: meta.json: \"id\" is %q and cannot change", ErrInvalid, m.ID)
-		}
+	if in.ID != s.id {
+		return in, fmt.Errorf("%w: meta.json: \"id\" is %q and cannot change", ErrInvalid, s.id)
+	}
+	unlock, err := s.lockWritable()
+	if err != nil {
+		return Meta{}, err
+	}
+	defer unlock()
+	if _, err := s.Meta(); errors.Is(err, ErrInvalid) {
+		return s.mendMeta(in)
+	}
+	return s.updateMetaLocked(func(m *Meta) error {
 		keep := *m
 		*m = in
-		m.Name, m.Created, m.State, m.Trashed = keep.Name, keep.Created, keep.State, keep.Trashed
+		m.ID, m.Name, m.Created, m.State, m.Trashed = keep.ID, keep.Name, keep.Created, keep.State, keep.Trashed
 		m.Updated = now()
 		return nil
 	})
+}
+
+// mendMeta replaces a meta.json that cannot be read with m. The caller
+// holds the session lock and has checked that it is not in the trash.
+func (s *Session) mendMeta(m Meta) (Meta, error) {
+	old, err := readFile(s.path("meta.json"))
+	if err != nil {
+		return m, err
+	}
+	m.Name, m.State, m.Trashed = s.id, StateActive, time.Time{}
+	if name, dir, ok := s.st.linkOf(s.id); ok {
+		m.Name, m.State = name, stateOf(dir)
+	}
+	if m.Created.IsZero() {
+		m.Created = now()
+	}
+	m.Updated = now()
+	if err := s.quarantine("meta.json", "bad", old); err != nil {
+		return m, err
+	}
+	return m, s.writeMeta(m)
 }
 
 // SetTitle sets the session's title, which must be valid UTF-8.

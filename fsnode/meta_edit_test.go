@@ -199,7 +199,8 @@ func TestMetaEditTooLarge(t *testing.T) {
 }
 
 // meta.json of a session whose document the store cannot parse is shown
-// as its bytes, with their size.
+// as its bytes, with their size, and a valid document saved over it mends
+// it.
 func TestMetaDamagedShown(t *testing.T) {
 	st, s := testSession(t)
 	k := newKernel(t, st, Options{})
@@ -213,6 +214,18 @@ func TestMetaDamagedShown(t *testing.T) {
 	}
 	if a, _ := k.stat("s/meta.json"); a.Size != uint64(len(damaged)) {
 		t.Errorf("its size %d, want %d", a.Size, len(damaged))
+	}
+	// Mended through the mount: a valid document saved over it replaces it.
+	h := k.mustOpen("s/meta.json", syscall.O_WRONLY|syscall.O_TRUNC)
+	doc := `{"id":"` + s.ID() + `","title":"mended"}`
+	if _, errno := h.write(doc, 0); errno != 0 {
+		t.Fatalf("write: %v", errno)
+	}
+	if errno := h.close(); errno != 0 {
+		t.Fatalf("close of the mended document: %v", errno)
+	}
+	if m, err := s.Meta(); err != nil || m.Title != "mended" || m.Name != "s" {
+		t.Errorf("after the mend: %+v, %v", m, err)
 	}
 }
 

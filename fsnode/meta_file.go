@@ -35,7 +35,9 @@ var (
 )
 
 // doc is the document as meta.json shows it. One the store cannot parse
-// is shown as its bytes, so a person can see it and fix it (fsck too).
+// is shown as its bytes, so a person can see it and mend it: a valid
+// document saved over it replaces it (backing.EditMeta), as fsck --repair
+// would.
 func (n *metaFile) doc() ([]byte, error) {
 	m, err := n.s.Meta()
 	if errors.Is(err, backing.ErrInvalid) {
