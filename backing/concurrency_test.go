@@ -73,7 +73,7 @@ func TestSubprocessAppenders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stopReading := readWhileWriting(t, s)
+	stopReading := readWhileWriting(t, s, writers*perWriter)
 	for _, g := range gates {
 		g.Close()
 	}
@@ -104,7 +104,7 @@ func TestGoroutineGroupCommit(t *testing.T) {
 	errs := make(chan error, writers)
 	// A reader shares the session handle, and so the offset index the
 	// appends extend: -race checks that sharing.
-	stopReading := readWhileWriting(t, s)
+	stopReading := readWhileWriting(t, s, writers*perWriter)
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Go(func() {
@@ -136,18 +136,21 @@ func TestGoroutineGroupCommit(t *testing.T) {
 // messages added since the last. It checks that the count never goes down
 // and that each new message is a whole JSON object: appends are all or
 // nothing and readers skip an unfinished last line, so a reader taking no
-// lock must still never see half a message.
-func readWhileWriting(t *testing.T, s *backing.Session) (stop func()) {
+// lock must still never see half a message. stop fails the test unless
+// some read overlapped the writers (saw more than none and fewer than
+// total of the messages they write): else it proved nothing.
+func readWhileWriting(t *testing.T, s *backing.Session, total int) (stop func()) {
 	t.Helper()
 	done := make(chan struct{})
 	finished := make(chan struct{})
+	overlapped := 0 // reads that saw some of the writers' messages, not all
 	go func() {
 		defer close(finished)
 		seen, reads := 0, 0
 		for {
 			select {
 			case <-done:
-				t.Logf("%d concurrent reads, the last saw %d messages", reads, seen)
+				t.Logf("%d concurrent reads, %d while writing; the last saw %d messages", reads, overlapped, seen)
 				return
 			default:
 			}
@@ -173,11 +176,17 @@ func readWhileWriting(t *testing.T, s *backing.Session) (stop func()) {
 				}
 			}
 			seen = v.Len()
+			if seen > 0 && seen < total {
+				overlapped++
+			}
 		}
 	}()
 	return func() {
 		close(done)
 		<-finished
+		if overlapped == 0 && !t.Failed() {
+			t.Errorf("no read overlapped the writers: the reads proved nothing")
+		}
 	}
 }
 
