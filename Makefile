@@ -7,7 +7,7 @@ DEMO_STORE ?= $(CURDIR)/demo-store
 DEMO_MNT   ?= $(CURDIR)/mnt
 DEMO_DATA  ?= $(CURDIR)/../shared/data
 
-.PHONY: build test test-long fuzz bench bench-quick bench-go demo demo-reset fmt vet clean
+.PHONY: build test test-long fuzz cover bench bench-quick bench-go demo demo-reset fmt vet clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/sessfs
@@ -43,6 +43,14 @@ fuzz:
 	$(FUZZ) -fuzz '^FuzzHTML$$' -fuzztime $$((200000 * $(FUZZX)))x ./render/
 	$(FUZZ) -fuzz '^FuzzAppendFraming$$' -fuzztime $$((50000 * $(FUZZX)))x ./fsnode/
 	$(FUZZ) -fuzz '^FuzzDecode$$' -fuzztime $$((50000 * $(FUZZX)))x ./backing/importer/
+
+# Statement coverage of the unit tests, the sessfs binary's runs by the CLI
+# tests counted too (cmd/sessfs/main_test.go builds it with -cover), in
+# bench/cover.out: go tool cover -html=bench/cover.out shows it.
+cover:
+	@mkdir -p bench
+	$(GO) test -count=1 -coverprofile=bench/cover.out ./backing/... ./render/ ./fsnode/ ./cmd/...
+	$(GO) tool cover -func=bench/cover.out | tail -1
 
 # The mount against the native floor: one table of ratios (median of 5
 # runs, min-max), also as JSON in bench/results.json. bench-quick is the

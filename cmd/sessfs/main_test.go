@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,7 +24,19 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "sessfs")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	args := []string{"build", "-o", bin}
+	// Under go test -cover, the binary is built with coverage and every
+	// run of it writes its counters to covDir: the CLI runs as a process,
+	// so the test's own coverage would show almost nothing of it.
+	covDir := ""
+	if testing.CoverMode() != "" {
+		covDir = filepath.Join(dir, "cover")
+		if err := os.Mkdir(covDir, 0o700); err == nil {
+			args = append(args, "-cover", "-coverpkg=github.com/sessfs/sessfs/...")
+			os.Setenv("GOCOVERDIR", covDir) // inherited by every run of bin
+		}
+	}
+	build := exec.Command("go", append(args, ".")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build sessfs:", err)
@@ -31,8 +44,41 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	if covDir != "" {
+		reportBinaryCoverage(covDir)
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// reportBinaryCoverage prints the coverage of the sessfs runs the tests
+// made, by package (shown with -v), and adds it to the -coverprofile, so
+// that go tool cover counts what the CLI runs as a process.
+func reportBinaryCoverage(dir string) {
+	out, err := exec.Command("go", "tool", "covdata", "percent", "-i", dir).CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "coverage of the sessfs binary: %v\n%s", err, out)
+		return
+	}
+	fmt.Printf("coverage of the sessfs binary as the tests ran it:\n%s", out)
+	f := flag.Lookup("test.coverprofile")
+	if f == nil || f.Value.String() == "" {
+		return
+	}
+	text := filepath.Join(dir, "binary.out")
+	if out, err := exec.Command("go", "tool", "covdata", "textfmt", "-i", dir, "-o", text).CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "coverage of the sessfs binary: %v\n%s", err, out)
+		return
+	}
+	data, err := os.ReadFile(text)
+	if err != nil {
+		return
+	}
+	_, blocks, _ := bytes.Cut(data, []byte("\n")) // its "mode:" line is the profile's already
+	if prof, err := os.OpenFile(f.Value.String(), os.O_APPEND|os.O_WRONLY, 0); err == nil {
+		prof.Write(blocks)
+		prof.Close()
+	}
 }
 
 type result struct {
