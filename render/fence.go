@@ -131,11 +131,17 @@ func trimText(s string) string {
 // the end of s, or "" when every fence is closed. It follows CommonMark: a
 // fence is three or more backticks or tildes indented at most three spaces;
 // it is closed by a line of at least as many of the same character.
+//
+// The closer is indented as the opening fence is: an opening fence
+// indented by a list item's indent ("1. Run:\n\n   ```sh") is inside the
+// item, and a closer at the margin would end the item and open a new
+// fence instead, which is what a column-0 closer did. Indented the same,
+// it closes the fence whether the fence is in the item or not.
 func openFence(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
 	var char byte // the open fence's character; 0 when none is open
-	var length int
+	var length, indent int
 	for line := range strings.SplitSeq(s, "\n") {
 		t := strings.TrimLeft(line, " ")
 		if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
@@ -152,7 +158,7 @@ func openFence(s string) string {
 			if c == '`' && strings.Contains(rest, "`") {
 				continue
 			}
-			char, length = c, n
+			char, length, indent = c, n, len(line)-len(t)
 		} else if c == char && n >= length && strings.Trim(rest, " \t") == "" {
 			char = 0
 		}
@@ -160,5 +166,5 @@ func openFence(s string) string {
 	if char == 0 {
 		return ""
 	}
-	return strings.Repeat(string(char), length)
+	return strings.Repeat(" ", indent) + strings.Repeat(string(char), length)
 }

@@ -38,6 +38,7 @@ func TestOpenFence(t *testing.T) {
 		{"no fences", ""},
 		{md("´´´\nx\n´´´"), ""},
 		{md("´´´go\nx"), "```"},
+		{md("- a\n\n  ´´´\n  x"), "  ```"},
 		{md("´´´´\n´´´\nx"), "````"},                // a shorter fence does not close
 		{md("´´´\n~~~\n"), "```"},                   // nor a fence of the other kind
 		{md("~~~~\nx\n~~~~~ \n"), ""},               // a longer one does

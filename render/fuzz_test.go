@@ -4,6 +4,10 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 )
 
 func FuzzMarkdown(f *testing.F) {
@@ -26,6 +30,10 @@ func FuzzMarkdown(f *testing.F) {
 		`{"role":"user","content":[[[[[[[[[[[[[[[[[0,0,0,0,0,0,0,0]]]]]]]]]]]]]]]]]}`,
 		`[]`,
 		``,
+		// Fences that only a CommonMark parser tells open from closed.
+		"{\"role\":\"assistant\",\"content\":\"```\\na\\n```x\\n~~~\"}",
+		"{\"role\":\"assistant\",\"content\":\"~~~~\\na\\n~~~\\n```\"}",
+		"{\"role\":\"assistant\",\"content\":\"1. Run:\\n\\n   ```sh\\n   ls\"}",
 	}
 	for i, s := range seeds {
 		f.Add([]byte(s), i%3)
@@ -44,6 +52,87 @@ func FuzzMarkdown(f *testing.F) {
 		if f := openFence(string(out)); f != "" {
 			t.Fatalf("output leaves fence %q open: %q", f, out)
 		}
+		checkSelfContained(t, out)
 		checkLinear(t, "Markdown", raw, out)
 	})
+}
+
+// nextPiece stands for whatever piece follows: one plain word, which must
+// parse as its own paragraph right where the piece before it ends.
+const nextPiece = "NextPieceStartsHere"
+
+// oracle is a plain CommonMark parser, independent of openFence: the
+// property below is checked against it, not against the code that closes
+// fences.
+var oracle = goldmark.New().Parser()
+
+// checkSelfContained checks the per-message contract of the package doc
+// with goldmark: after the piece, the next piece renders as its own
+// Markdown. The piece followed by a plain paragraph must parse with that
+// paragraph as the document's last top-level block, starting exactly where
+// the piece ends, so nothing the piece opened (above all a fenced code
+// block) is still open. The one exception is the one markdownText
+// documents: an HTML block that only ends at a closing marker (an HTML
+// comment, <pre>, <script>, …; CommonMark's types 1 to 5) left open by
+// text a user or model wrote.
+func checkSelfContained(t *testing.T, piece []byte) {
+	t.Helper()
+	src := append(append([]byte{}, piece...), nextPiece+"\n"...)
+	doc := oracle.Parse(text.NewReader(src))
+	last := doc.LastChild()
+	if p, ok := last.(*ast.Paragraph); ok && p.Lines().Len() == 1 {
+		seg := p.Lines().At(0)
+		if seg.Start == len(piece) && string(seg.Value(src)) == nextPiece {
+			return
+		}
+	}
+	if h, ok := last.(*ast.HTMLBlock); ok && h.HTMLBlockType <= ast.HTMLBlockType5 && !h.HasClosure() {
+		return
+	}
+	t.Fatalf("the piece does not let the next one render on its own: goldmark puts it in %s\npiece: %q",
+		holder(doc, src, len(piece)), piece)
+}
+
+// holder names the chain of blocks that hold the byte at offset in src,
+// outermost first.
+func holder(doc ast.Node, src []byte, offset int) string {
+	var path []string
+	n := doc
+	for n != nil {
+		var next ast.Node
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			if c.Type() == ast.TypeBlock && covers(c, offset) {
+				next = c
+			}
+		}
+		if next == nil {
+			break
+		}
+		name := next.Kind().String()
+		if f, ok := next.(*ast.FencedCodeBlock); ok && f.Info != nil {
+			name += " " + string(f.Info.Segment.Value(src))
+		}
+		path = append(path, name)
+		n = next
+	}
+	if len(path) == 0 {
+		return "no block"
+	}
+	return strings.Join(path, " > ")
+}
+
+// covers reports whether a block's lines, or those of a block inside it,
+// reach offset.
+func covers(n ast.Node, offset int) bool {
+	if l := n.Lines(); l != nil && l.Len() > 0 {
+		if l.At(0).Start <= offset+len(nextPiece) && offset <= l.At(l.Len()-1).Stop {
+			return true
+		}
+	}
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if c.Type() == ast.TypeBlock && covers(c, offset) {
+			return true
+		}
+	}
+	return false
 }
