@@ -103,7 +103,8 @@ func plainOrCode(s string) string {
 // Other constructs that run past a blank line (an unclosed HTML comment or
 // <pre>) are left alone: closing them right needs a full CommonMark block
 // parser, and they are rare in transcripts, unlike a reply cut off inside a
-// code block.
+// code block. openFence does know them, so a fence line inside one is not
+// taken for a fence.
 func markdownText(s string) string {
 	s = trimText(s)
 	if s == "" {
@@ -142,8 +143,21 @@ func openFence(s string) string {
 	s = strings.ReplaceAll(s, "\r", "\n")
 	var char byte // the open fence's character; 0 when none is open
 	var length, indent int
+	htmlEnd := "" // what ends the HTML block open, if one is (see htmlBlock)
 	for line := range strings.SplitSeq(s, "\n") {
 		t := strings.TrimLeft(line, " ")
+		if htmlEnd != "" { // a fence line inside an HTML block is its text
+			if strings.Contains(strings.ToLower(line), htmlEnd) {
+				htmlEnd = ""
+			}
+			continue
+		}
+		if char == 0 && len(line)-len(t) <= 3 {
+			if end := htmlBlock(t); end != "" && !strings.Contains(strings.ToLower(t[1:]), end) {
+				htmlEnd = end
+				continue
+			}
+		}
 		if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
 			continue
 		}
@@ -167,4 +181,33 @@ func openFence(s string) string {
 		return ""
 	}
 	return strings.Repeat(" ", indent) + strings.Repeat(string(char), length)
+}
+
+// htmlBlock reports what ends the HTML block a line (its indent removed)
+// starts, for CommonMark's kinds 1 to 5, which end only at that marker,
+// not at a blank line: <script, <pre, <style or <textarea (until its
+// closing tag), <!-- (-->), <? (?>), <! and a letter (>), <![CDATA[ (]]>).
+// It returns "" for any other line. Lines inside such a block are text,
+// fences too, so openFence must not count them.
+func htmlBlock(t string) string {
+	if !strings.HasPrefix(t, "<") {
+		return ""
+	}
+	low := strings.ToLower(t)
+	for _, tag := range []string{"script", "pre", "style", "textarea"} {
+		if rest, ok := strings.CutPrefix(low, "<"+tag); ok && (rest == "" || strings.ContainsRune(" \t>", rune(rest[0]))) {
+			return "</" + tag + ">"
+		}
+	}
+	switch {
+	case strings.HasPrefix(t, "<!--"):
+		return "-->"
+	case strings.HasPrefix(t, "<?"):
+		return "?>"
+	case strings.HasPrefix(t, "<![CDATA["):
+		return "]]>"
+	case len(t) > 2 && t[1] == '!' && (t[2]|0x20) >= 'a' && (t[2]|0x20) <= 'z':
+		return ">"
+	}
+	return ""
 }
