@@ -242,7 +242,15 @@ func (p *mountProc) stop(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Errorf("sessfs mount did not exit 10 s after SIGTERM\n%s", p.stderr.String())
 			p.cmd.Process.Kill()
-			<-p.done
+			select {
+			case <-p.done:
+			case <-time.After(10 * time.Second):
+				// Stuck in the kernel (a request to its own mount, say):
+				// report it and go on rather than hang the whole run.
+				t.Errorf("sessfs mount (pid %d) still alive 10 s after SIGKILL: %s", p.cmd.Process.Pid, procState(p.cmd.Process.Pid))
+				mounttest.ForceUnmount(p.Dir)
+				return
+			}
 		}
 	}
 	if p.err != nil {
@@ -252,6 +260,16 @@ func (p *mountProc) stop(t *testing.T) {
 		t.Errorf("%s still mounted after sessfs mount exited", p.Dir)
 		mounttest.ForceUnmount(p.Dir)
 	}
+}
+
+// procState is a process's state and kernel wait channel, for a report.
+func procState(pid int) string {
+	stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	wchan, _ := os.ReadFile(fmt.Sprintf("/proc/%d/wchan", pid))
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+3 < len(stat) {
+		stat = stat[i+2 : i+3]
+	}
+	return fmt.Sprintf("state %s, waiting in %s", stat, wchan)
 }
 
 type lockedBuffer struct {
