@@ -171,12 +171,9 @@ func (s *Session) updateMetaLocked(change func(*Meta) error) (Meta, error) {
 // taken from the session's name link, as fsck would; the old bytes go to
 // the session's quarantine.
 func (s *Session) EditMeta(doc []byte) (Meta, error) {
-	in, err := DecodeMeta(doc)
+	in, err := s.CheckMeta(doc)
 	if err != nil {
 		return in, err
-	}
-	if in.ID != s.id {
-		return in, fmt.Errorf("%w: meta.json: \"id\" is %q and cannot change", ErrInvalid, s.id)
 	}
 	unlock, err := s.lockWritable()
 	if err != nil {
@@ -193,6 +190,20 @@ func (s *Session) EditMeta(doc []byte) (Meta, error) {
 		m.Updated = now()
 		return nil
 	})
+}
+
+// CheckMeta is EditMeta's check of a document, without the edit: a JSON
+// object in valid UTF-8 with the session's id. The mount makes it when a
+// write completes the document, so that a bad one fails that write.
+func (s *Session) CheckMeta(doc []byte) (Meta, error) {
+	in, err := DecodeMeta(doc)
+	if err != nil {
+		return in, err
+	}
+	if in.ID != s.id {
+		return in, fmt.Errorf("%w: meta.json: \"id\" is %q and cannot change", ErrInvalid, s.id)
+	}
+	return in, nil
 }
 
 // mendMeta replaces a meta.json that cannot be read with m. The caller

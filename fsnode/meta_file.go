@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 	"syscall"
 
@@ -59,20 +58,13 @@ func (n *metaFile) mode() uint32 {
 	return 0o644
 }
 
-// checkMeta is the one check of an edited meta.json, made when a write
-// completes the document and again before the store replaces it: what
-// backing.DecodeMeta accepts (a JSON object in valid UTF-8), with the
-// session's id. (backing.EditMeta keeps the fields the store owns
-// whatever the document says.)
+// checkMeta is the store's check of an edited meta.json (Session.CheckMeta),
+// made when a write completes the document and again before the store
+// replaces it. (backing.EditMeta keeps the fields the store owns whatever
+// the document says.)
 func checkMeta(s *backing.Session, doc []byte) error {
-	m, err := backing.DecodeMeta(doc)
-	if err != nil {
-		return err
-	}
-	if m.ID != s.ID() {
-		return fmt.Errorf("%w: meta.json: \"id\" is %q and cannot change", backing.ErrInvalid, s.ID())
-	}
-	return nil
+	_, err := s.CheckMeta(doc)
+	return err
 }
 
 // editMeta replaces s's meta.json with doc, if checkMeta accepts it. A
