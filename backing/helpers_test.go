@@ -58,8 +58,8 @@ func appendTurns(t *testing.T, s *Session, branch, prefix string, n int) {
 	}
 }
 
-// contents reads a branch and returns each message's content string.
-func contents(t *testing.T, s *Session, branch string) []string {
+// readBranch reads every message of a branch.
+func readBranch(t *testing.T, s *Session, branch string) []Message {
 	t.Helper()
 	v, err := s.View(branch)
 	if err != nil {
@@ -69,6 +69,13 @@ func contents(t *testing.T, s *Session, branch string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return msgs
+}
+
+// contents reads a branch and returns each message's content string.
+func contents(t *testing.T, s *Session, branch string) []string {
+	t.Helper()
+	msgs := readBranch(t, s, branch)
 	out := make([]string, len(msgs))
 	for i, m := range msgs {
 		var x struct{ Content string }

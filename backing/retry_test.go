@@ -16,14 +16,7 @@ func withID(id, content string) []byte {
 // ids reads a branch and returns each message's id.
 func ids(t *testing.T, s *Session, branch string) []string {
 	t.Helper()
-	v, err := s.View(branch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := v.Read(0, v.Len())
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := readBranch(t, s, branch)
 	out := make([]string, len(msgs))
 	for i, m := range msgs {
 		out[i] = idOfLine(m.Raw)

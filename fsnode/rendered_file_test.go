@@ -3,8 +3,6 @@ package fsnode
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -103,24 +101,7 @@ func TestBigPieceServedWithoutReading(t *testing.T) {
 		return b
 	}
 	read(0)
-	v, err := s.View("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := filepath.Join(s.Dir(), "logs", v.Branch().ID+".jsonl")
-	data, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(log, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = f.WriteAt(bytes.ReplaceAll(data, []byte("a"), []byte("z")), 0)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rewriteLog(t, s, "a", "z")
 	if b := read(256 << 10); !bytes.Contains(b, []byte("a a")) || bytes.Contains(b, []byte("z")) {
 		t.Errorf("a request inside the kept piece read the message again: %.40q…", b)
 	}
