@@ -144,8 +144,23 @@ func openFence(s string) string {
 	var char byte // the open fence's character; 0 when none is open
 	var length, indent int
 	htmlEnd := "" // what ends the HTML block open, if one is (see htmlBlock)
+	item := 0     // the content indent of the list item the last lines are in; 0: none
+	inItem := false
 	for line := range strings.SplitSeq(s, "\n") {
 		t := strings.TrimLeft(line, " ")
+		if t != "" && len(line)-len(t) < item {
+			// A line indented less than the item's content ends the item
+			// (no lazy lines in a code block), and a fence open in it.
+			item = 0
+			if inItem {
+				char, inItem = 0, false
+			}
+		}
+		if char == 0 {
+			if k := listItem(line); k > 0 {
+				item = k
+			}
+		}
 		if htmlEnd != "" { // a fence line inside an HTML block is its text
 			if strings.Contains(strings.ToLower(line), htmlEnd) {
 				htmlEnd = ""
@@ -173,6 +188,7 @@ func openFence(s string) string {
 				continue
 			}
 			char, length, indent = c, n, len(line)-len(t)
+			inItem = item > 0 && indent >= item
 		} else if c == char && n >= length && strings.Trim(rest, " \t") == "" {
 			char = 0
 		}
@@ -181,6 +197,42 @@ func openFence(s string) string {
 		return ""
 	}
 	return strings.Repeat(" ", indent) + strings.Repeat(string(char), length)
+}
+
+// listItem is the content indent of the list item line starts (up to 3
+// spaces, a bullet - + * or 1-9 digits and . or ), then spaces or the line's
+// end), or 0 when line starts none.
+func listItem(line string) int {
+	t := strings.TrimLeft(line, " ")
+	i := len(line) - len(t)
+	if i > 3 || t == "" {
+		return 0
+	}
+	m := 0
+	switch {
+	case strings.IndexByte("-+*", t[0]) >= 0:
+		m = 1
+	default:
+		for m < len(t) && m < 9 && t[m] >= '0' && t[m] <= '9' {
+			m++
+		}
+		if m == 0 || m == len(t) || (t[m] != '.' && t[m] != ')') {
+			return 0
+		}
+		m++
+	}
+	rest := t[m:]
+	if rest == "" || strings.TrimLeft(rest, " ") == "" {
+		return i + m + 1 // an empty item: its content starts a column on
+	}
+	if rest[0] != ' ' && rest[0] != '\t' {
+		return 0
+	}
+	sp := len(rest) - len(strings.TrimLeft(rest, " "))
+	if sp > 4 { // indented code in the item: content one column on
+		sp = 1
+	}
+	return i + m + max(sp, 1)
 }
 
 // htmlBlock reports what ends the HTML block a line (its indent removed)

@@ -46,11 +46,13 @@ func TestOpenFence(t *testing.T) {
 		{md("´´´ a´b\n"), ""},                       // backticks in the info: not a fence
 		{md("´´´\r\nx\r\n´´´\r\n´´´´\r\n"), "````"}, // CRLF lines
 		{md("´´\nx"), ""},
-		{md("<pre>\n´´´\n</pre>\n´´´"), "```"}, // in an HTML block, not a fence
-		{md("<!-- ´´´ -->\n´´´\nx"), "```"},    // a block that ends on its line
-		{md("<!--\n´´´\n-->\n"), ""},           // a fence in a comment
-		{md("´´´\n<pre>\n´´´\n"), ""},          // no HTML block in a fence
-		{md("<prefix>\n´´´"), "```"},           // not a <pre> tag
+		{md("<pre>\n´´´\n</pre>\n´´´"), "```"},     // in an HTML block, not a fence
+		{md("<!-- ´´´ -->\n´´´\nx"), "```"},        // a block that ends on its line
+		{md("<!--\n´´´\n-->\n"), ""},               // a fence in a comment
+		{md("´´´\n<pre>\n´´´\n"), ""},              // no HTML block in a fence
+		{md("<prefix>\n´´´"), "```"},               // not a <pre> tag
+		{md("*\n  ´´´\n0\n  ´´´"), "  ```"},        // "0" ends the item and its fence; the next opens
+		{md("1. a\n\n   ´´´\n   x\n   ´´´\n"), ""}, // a fence closed inside its item
 	}
 	for _, tt := range tests {
 		if got := openFence(tt.in); got != tt.want {
