@@ -35,7 +35,7 @@ test-long: vet
 FUZZX ?= 6
 FUZZ  = $(GO) test -run '^$$' -fuzzminimizetime 5s
 fuzz:
-	$(FUZZ) -fuzz '^FuzzDecodeLines$$' -fuzztime $$((350000 * $(FUZZX)))x ./backing/
+	$(FUZZ) -fuzz '^FuzzDecodeLines$$' -fuzztime $$((350000 * $(FUZZX)))x ./backing/filestore/
 	$(FUZZ) -fuzz '^FuzzValidateMessage$$' -fuzztime $$((400000 * $(FUZZX)))x ./backing/
 	$(FUZZ) -fuzz '^FuzzMarkdown$$' -fuzztime $$((300000 * $(FUZZX)))x ./render/
 	$(FUZZ) -fuzz '^FuzzScanObject$$' -fuzztime $$((300000 * $(FUZZX)))x ./render/
@@ -64,8 +64,8 @@ bench-quick:
 	$(GO) run ./integration/bench -quick -check -json bench/results.json
 
 bench-go:
-	$(GO) test -run '^$$' -bench 'Fork' -benchtime 100x -count 1 ./backing/
-	$(GO) test -run '^$$' -bench 'Append' -count 1 ./backing/
+	$(GO) test -run '^$$' -bench 'Fork' -benchtime 100x -count 1 ./backing/filestore/
+	$(GO) test -run '^$$' -bench 'Append' -count 1 ./backing/filestore/
 
 # The real sessions in ../shared/data (or a sample session when that folder
 # is absent) in ./demo-store, mounted at ./mnt until Ctrl-C. The store is

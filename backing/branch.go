@@ -1,30 +1,23 @@
 package backing
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
-)
+import "time"
 
 // DefaultBranchName names the branch every session starts with.
 const DefaultBranchName = "main"
 
 // Branch is a line of messages. A fork copies nothing: it names its parent
-// branch and how many bytes of the parent's own log it continues from, and
+// branch and where in the parent's own messages it continues from, and
 // reading it resolves that ancestry. Names map to stable ids, so a rename
-// rewrites one small file and leaves children untouched.
+// changes one record and leaves children untouched.
 type Branch struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	// Parent is the id of the branch this one forked from; empty for the
 	// default branch, the root of the tree.
 	Parent string `json:"parent,omitempty"`
-	// ParentOffset is how many bytes of the parent's own log (always a
-	// line boundary) belong to this branch's history.
+	// ParentOffset is where this branch leaves its parent's own
+	// messages, in the engine's terms (the file engine: bytes of the
+	// parent's log, at a line boundary). Only the engine reads it.
 	ParentOffset int64     `json:"parent_offset"`
 	Created      time.Time `json:"created"`
 }
@@ -32,226 +25,5 @@ type Branch struct {
 // IsDefault reports whether b is the session's default branch.
 func (b Branch) IsDefault() bool { return b.Parent == "" }
 
-func (s *Session) branchFile(id string) string { return s.path("branches", id+".json") }
-func (s *Session) logFile(id string) string    { return s.path("logs", id+".jsonl") }
-
-// Branch finds a branch by name; "" means the default branch.
-func (s *Session) Branch(name string) (Branch, error) {
-	c, err := s.branchList()
-	if err != nil {
-		return Branch{}, err
-	}
-	for _, b := range c.list {
-		if (name == "" && b.IsDefault()) || (name != "" && b.Name == name) {
-			return b, nil
-		}
-	}
-	for _, bad := range c.bad {
-		if name != "" && bad.Name == name {
-			return Branch{}, sentencef(ErrNotFound, "branch %q cannot be used: %s: %v", name, s.branchFile(bad.ID), bad.Err)
-		}
-	}
-	if name == "" {
-		return Branch{}, fmt.Errorf("session %s has no default branch: %w", s.id, ErrNotFound)
-	}
-	return Branch{}, fmt.Errorf("branch %q: %w", name, ErrNotFound)
-}
-
-// BranchByID finds a branch by its id.
-func (s *Session) BranchByID(id string) (Branch, error) {
-	c, err := s.branchList()
-	if err != nil {
-		return Branch{}, err
-	}
-	for _, b := range c.list {
-		if b.ID == id {
-			return b, nil
-		}
-	}
-	for _, bad := range c.bad {
-		if bad.ID == id {
-			return Branch{}, sentencef(ErrNotFound, "branch id %s cannot be used: %s: %v", id, s.branchFile(bad.ID), bad.Err)
-		}
-	}
-	return Branch{}, fmt.Errorf("branch id %s: %w", id, ErrNotFound)
-}
-
-// newBranch gives b a new id.
-func newBranch(b Branch) (Branch, error) {
-	id, err := newID()
-	if err != nil {
-		return b, err
-	}
-	b.ID = id.String()
-	return b, nil
-}
-
-// createBranch writes a new branch's file and its empty log; the caller
-// holds the session lock.
-func (s *Session) createBranch(b Branch) (Branch, error) {
-	b, err := newBranch(b)
-	if err != nil {
-		return b, err
-	}
-	defer s.dropBranchCache()
-	return b, writeBranchFiles(s.dir, b)
-}
-
-// writeBranchFiles writes a new branch of the session folder dir: its empty
-// log, then its file, which makes it a branch. If the file cannot be
-// written the log goes again, so a refused fork leaves nothing behind.
-func writeBranchFiles(dir string, b Branch) error {
-	log := filepath.Join(dir, "logs", b.ID+".jsonl")
-	if err := createExclusive(log, nil); err != nil {
-		return err
-	}
-	// Written aside and renamed into place: a reader listing branches
-	// must never find the file created but still empty. The id is new, so
-	// nothing is replaced.
-	err := writeFileAtomic(filepath.Join(dir, "branches", b.ID+".json"), encodeBranch(b))
-	if err != nil {
-		remove(log)
-	}
-	return err
-}
-
-// encodeBranch is a branch file's bytes.
-func encodeBranch(b Branch) []byte {
-	data, _ := json.Marshal(b) // strings, a number and a time: cannot fail
-	return append(data, '\n')
-}
-
 // Head is the fork point at the head of a branch.
 const Head = -1
-
-// Fork creates branch name from the branch of id from ("" is the default
-// branch), keeping the first at messages of from (Head: all of them, as of
-// now). It copies no message and writes one small file and one empty log,
-// whatever the length of from. Branch operations take ids: a name is
-// looked up once, by whoever got it from a user, so a rename in between
-// cannot redirect the operation to another branch.
-func (s *Session) Fork(from string, at int, name string) (Branch, error) {
-	if err := ValidName(name); err != nil {
-		return Branch{}, err
-	}
-	unlock, err := s.lockWritable()
-	if err != nil {
-		return Branch{}, err
-	}
-	defer unlock()
-	if _, err := s.Branch(name); err == nil {
-		return Branch{}, fmt.Errorf("branch %q: %w", name, ErrExist)
-	}
-	src, err := s.branchOrDefault(from)
-	if err != nil {
-		return Branch{}, err
-	}
-	b := Branch{Name: name, Created: now()}
-	if at == Head {
-		// O(1): the parent's log size, once a torn tail is cut away.
-		b.Parent = src.ID
-		if b.ParentOffset, err = s.cutTornTail(src.ID); err != nil {
-			return b, err
-		}
-	} else {
-		v, err := s.view(src)
-		if err != nil {
-			return b, err
-		}
-		if at < 0 || at > v.Len() {
-			return b, sentencef(ErrInvalid, "fork point %d: branch %q has %s", at, src.Name, plural(v.Len(), "message"))
-		}
-		// Point at the log that holds the last kept message, so the
-		// new branch depends on no more history than it shows.
-		b.Parent, b.ParentOffset = v.forkPoint(at)
-	}
-	return s.createBranch(b)
-}
-
-// branchOrDefault is the branch of id, or the default branch for "".
-func (s *Session) branchOrDefault(id string) (Branch, error) {
-	if id == "" {
-		return s.Branch("")
-	}
-	return s.BranchByID(id)
-}
-
-// RenameBranch renames the branch of id: one atomic replace of its file.
-func (s *Session) RenameBranch(id, name string) error {
-	if err := ValidName(name); err != nil {
-		return err
-	}
-	unlock, err := s.lockWritable()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	b, err := s.branchOrDefault(id)
-	if err != nil {
-		return err
-	}
-	if b.Name == name {
-		return nil
-	}
-	if _, err := s.Branch(name); err == nil {
-		return fmt.Errorf("branch %q: %w", name, ErrExist)
-	}
-	b.Name = name
-	defer s.dropBranchCache()
-	return writeFileAtomic(s.branchFile(b.ID), encodeBranch(b))
-}
-
-// DeleteBranch moves the branch of id and its log into the session's
-// trash folder. The default branch cannot be deleted (ErrBusy), nor a
-// branch others forked from (ErrNotEmpty): delete or keep the children
-// first.
-func (s *Session) DeleteBranch(id string) error {
-	unlock, err := s.lockWritable()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	b, err := s.branchOrDefault(id)
-	if err != nil {
-		return err
-	}
-	if b.IsDefault() {
-		return fmt.Errorf("branch %q: %w", b.Name, ErrBusy)
-	}
-	list, err := s.Branches()
-	if err != nil {
-		return err
-	}
-	var kids []string
-	for _, c := range list {
-		if c.Parent == b.ID {
-			kids = append(kids, c.Name)
-		}
-	}
-	if len(kids) > 0 {
-		return fmt.Errorf("branch %q: %w: %s", b.Name, ErrNotEmpty, strings.Join(kids, ", "))
-	}
-	if err := mkdirExisting(s.path("trash")); err != nil {
-		return err
-	}
-	defer s.dropBranchCache()
-	// The branch file goes first: the branch vanishes in one step, and a
-	// crash before its log follows leaves a log fsck puts in the trash.
-	for _, mv := range [][2]string{
-		{s.branchFile(b.ID), s.path("trash", b.ID+".json")},
-		{s.logFile(b.ID), s.path("trash", b.ID+".jsonl")},
-	} {
-		if err := rename(mv[0], mv[1], 0); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-	}
-	// The log's index (offsets, ids) goes with it: a process that forks
-	// and removes branches for days must not keep every one it removed.
-	s.mu.Lock()
-	delete(s.logs, b.ID)
-	s.mu.Unlock()
-	if err := syncDir(s.path("branches")); err != nil {
-		return err
-	}
-	return syncDir(s.path("trash"))
-}

@@ -1,33 +1,20 @@
-// Package backing owns the sessfs store on disk: its layout and format
-// version, sessions and their metadata, append-only message logs, branches
-// that name a parent and a fork point instead of copying messages, the
-// locks that let several processes write one store, crash recovery, the
-// offset indexes that make reading any part of a long session cheap, and
-// fsck. It knows nothing of FUSE; fsnode/ and cmd/ call into it.
+// Package backing is the store contract: what fsnode and cmd know of a
+// store, whatever engine keeps it. It holds the interfaces (Store, Session
+// and View in contract.go; Checker and Sweeper, optional features an
+// engine may have, as rclone's optional interfaces are), the shared types
+// (Meta, Branch, Message, SessionInfo, …), the sentinel errors callers
+// branch on, and the rules every engine applies the same way, each written
+// once: what a message is (ValidateMessage, Prepare), the turn rule
+// (turns.go), how appended bytes are framed into messages (framing.go),
+// titles, names, and the edit rule of meta.json.
 //
-// Layout of a store (folders 0700, files 0600):
+// It holds no engine code. The engines live beside it: backing/filestore
+// keeps a store in a folder. cmd opens one by name in one place
+// (cmd/sessfs/engine.go); fsnode never imports an engine.
 //
-//	FORMAT                      "sessfs store format 1"
-//	lock                        store lock: held while the namespace changes
-//	names/<name> -> ../sessions/<id>     active sessions
-//	archive/<name> -> ../sessions/<id>   archived sessions
-//	trash/<id> -> ../sessions/<id>       sessions in the trash
-//	sessions/<id>/              never moves once made; <id> is a UUID v7
-//	sessions/.tmp-<id>/         a session being made: renamed into place
-//	                            whole, so a crash leaves no half session
-//	  meta.json                 replaced atomically
-//	  lock                      session lock: held by every write
-//	  branches/<branch-id>.json name, parent branch, fork point
-//	  logs/<branch-id>.jsonl    the branch's own messages, one JSON object a line
-//	  trash/                    deleted branches, kept
-//	  quarantine/               bytes cut by repairs, kept
-//
-// A session in the trash is read-only: every change to it is refused
-// (ErrTrashed) until it is restored.
-//
-// A session's name lives in the name link, so renaming a session is one
-// rename(2) of a link and never moves its folder; open handles keep working.
-// The name links are the only symbolic links in a store: no other is ever
-// followed (see nofollow.go), and these are used only when they point to
-// ../sessions/<id>.
+// Branch operations are id-first: a name is looked up once, at the edge
+// (Session.Branch), and forks, renames, deletes, appends and views take the
+// branch's id, so a rename in between changes nothing they do. No file
+// path, descriptor or os.FileInfo crosses the contract: times are
+// time.Time and store facts (space, message limit) come from methods.
 package backing

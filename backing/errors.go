@@ -20,6 +20,9 @@ var (
 	// ErrTrashed refuses a change to a session in the trash: it is kept
 	// as it was, read-only, until it is restored.
 	ErrTrashed = errors.New("session is in the trash (restore it first)")
+	// ErrDamaged is damage in the store that a person must look at
+	// (sessfs fsck): the engine refuses it rather than guess.
+	ErrDamaged = errors.New("the store is damaged here (see sessfs fsck)")
 )
 
 // sentence is an error that reads as a plain sentence but still matches its
@@ -33,6 +36,8 @@ type sentence struct {
 func (e *sentence) Error() string { return e.msg }
 func (e *sentence) Unwrap() error { return e.kind }
 
-func sentencef(kind error, format string, args ...any) error {
+// Sentencef is an error that reads as the sentence format makes and
+// matches kind with errors.Is.
+func Sentencef(kind error, format string, args ...any) error {
 	return &sentence{msg: fmt.Sprintf(format, args...), kind: kind}
 }

@@ -115,11 +115,11 @@ func FirstByte(b []byte) byte {
 	return b[0]
 }
 
-// prepare validates raw and returns the line to store: compact JSON with
+// Prepare validates raw and returns the line to store: compact JSON with
 // "id" and "ts" added in front when absent, every other byte of every field
 // kept as given. It also returns the message's id, and whether the writer
-// gave it: only such an id can come again, in a retry (see dedupe.go).
-func prepare(raw []byte, now time.Time, max int64) (line []byte, id string, given bool, err error) {
+// gave it: only such an id can come again, in a retry.
+func Prepare(raw []byte, now time.Time, max int64) (line []byte, id string, given bool, err error) {
 	if int64(len(raw)) > max {
 		return nil, "", false, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(raw), max)
 	}
@@ -181,6 +181,17 @@ func stringOf(v json.RawMessage) string {
 	var s string
 	json.Unmarshal(v, &s)
 	return s
+}
+
+// IDOf is a stored message's own id ("" if it has none).
+func IDOf(line []byte) string {
+	var id string
+	eachMember(line, func(key string, v []byte) {
+		if key == "id" {
+			id = stringOf(v)
+		}
+	})
+	return id
 }
 
 // TextMessage builds the message for a plain text: {"role":role,"content":text}.

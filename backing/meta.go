@@ -115,12 +115,13 @@ func DecodeMeta(data []byte) (Meta, error) {
 	if !utf8.Valid(data) {
 		return Meta{}, fmt.Errorf("%w: meta.json: not valid UTF-8", ErrInvalid)
 	}
-	return decodeMeta(data)
+	return DecodeStoredMeta(data)
 }
 
-// decodeMeta parses a stored meta.json. It is DecodeMeta without the UTF-8
-// rule, so that a file stored before the rule still reads; fsck reports it.
-func decodeMeta(data []byte) (Meta, error) {
+// DecodeStoredMeta parses a stored meta.json. It is DecodeMeta without the
+// UTF-8 rule, so that a file stored before the rule still reads; fsck
+// reports it.
+func DecodeStoredMeta(data []byte) (Meta, error) {
 	var m Meta
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
@@ -130,4 +131,40 @@ func decodeMeta(data []byte) (Meta, error) {
 		return m, fmt.Errorf("%w: meta.json: %v", ErrInvalid, err)
 	}
 	return m, nil
+}
+
+// CheckMetaDoc is the check of a meta.json a user writes for session id:
+// a JSON object in valid UTF-8 with the session's id.
+func CheckMetaDoc(id string, doc []byte) (Meta, error) {
+	in, err := DecodeMeta(doc)
+	if err != nil {
+		return in, err
+	}
+	if in.ID != id {
+		return in, fmt.Errorf("%w: meta.json: \"id\" is %q and cannot change", ErrInvalid, id)
+	}
+	return in, nil
+}
+
+// Edited is old after a user's edit in (checked by CheckMetaDoc) at time
+// t: the fields the store owns (id, name, dates, state, trash time) keep
+// their values whatever in says; every other field, known or not, takes
+// in's value, and a field in leaves out is removed.
+func Edited(old, in Meta, t time.Time) Meta {
+	m := in
+	m.ID, m.Name, m.Created, m.State, m.Trashed = old.ID, old.Name, old.Created, old.State, old.Trashed
+	m.Updated = t
+	return m
+}
+
+// ValidExtra checks a field of meta.json that the store does not own, as
+// SetExtra sets it: not one of Meta's keys, in valid UTF-8.
+func ValidExtra(key string, v json.RawMessage) error {
+	if metaFields[key] {
+		return fmt.Errorf("%w: meta.json: %q belongs to the store", ErrInvalid, key)
+	}
+	if !utf8.ValidString(key) || (v != nil && !utf8.Valid(v)) {
+		return fmt.Errorf("%w: meta.json: %q: not valid UTF-8", ErrInvalid, key)
+	}
+	return nil
 }

@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 // fuzzStore is one store for a whole fuzz run (a session per input), with
 // no fsync: durability is not what is fuzzed here.
-func fuzzStore(f *testing.F) *backing.Store {
-	st, err := backing.Open(f.TempDir(), backing.Options{Sync: backing.SyncNone, MaxMessage: 1 << 16})
+func fuzzStore(f *testing.F) backing.Store {
+	st, err := filestore.Open(f.TempDir(), filestore.Options{Sync: filestore.SyncNone, MaxMessage: 1 << 16})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func fuzzStore(f *testing.F) *backing.Store {
 
 // feed writes data to a fresh append handle of s in pieces of the sizes
 // splits gives (the kernel's split of writes), then closes it.
-func feed(t *testing.T, st *backing.Store, s *backing.Session, data, splits []byte) []error {
+func feed(t *testing.T, st backing.Store, s backing.Session, data, splits []byte) []error {
 	h := newAppendHandle(New(st, Options{}).fsys, branchRef{s: s})
 	var errs []error
 	for i := 0; len(data) > 0; i++ {
@@ -43,8 +44,8 @@ func feed(t *testing.T, st *backing.Store, s *backing.Session, data, splits []by
 }
 
 // count is how many messages s holds.
-func count(t *testing.T, s *backing.Session) int {
-	v, err := s.View("")
+func count(t *testing.T, s backing.Session) int {
+	v, err := s.ViewID("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +53,8 @@ func count(t *testing.T, s *backing.Session) int {
 }
 
 // since returns the messages of s from index from on.
-func since(t *testing.T, s *backing.Session, from int) []backing.Message {
-	v, err := s.View("")
+func since(t *testing.T, s backing.Session, from int) []backing.Message {
+	v, err := s.ViewID("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func FuzzAppendFraming(f *testing.F) {
 		if i := bytes.IndexFunc(data, func(r rune) bool { return !strings.ContainsRune(" \t\r\n", r) }); i >= 0 && data[i] != '{' {
 			// Text mode: one message, the input less one trailing newline.
 			text := bytes.TrimSuffix(data, []byte("\n"))
-			if !utfValid(text) || int64(len(data)) > st.Options().MaxMessage {
+			if !utfValid(text) || int64(len(data)) > st.MaxMessage() {
 				return
 			}
 			var x struct{ Content string }

@@ -51,7 +51,7 @@ var (
 )
 
 func newAppendHandle(fsys *FS, ref branchRef) *appendHandle {
-	return &appendHandle{fsys: fsys, ref: ref, pending: buffer{max: fsys.st.Options().MaxMessage, budget: fsys.budget}}
+	return &appendHandle{fsys: fsys, ref: ref, pending: buffer{max: fsys.st.MaxMessage(), budget: fsys.budget}}
 }
 
 func (h *appendHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {

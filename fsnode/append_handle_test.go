@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 // The requests of one handle, in order, and the errno each gets: a line
@@ -14,7 +15,7 @@ import (
 // re-sent (after a short write), and a line refused in the request it
 // began in does not take the next line with it.
 func TestAppendHandleRefusedLine(t *testing.T) {
-	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone, MaxMessage: 200})
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone, MaxMessage: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestAppendHandleRefusedLine(t *testing.T) {
 // handle gives room back; a text message fails until close, which fails
 // too, and nothing is appended. Whatever a handle held is given back.
 func TestAppendHandleBudget(t *testing.T) {
-	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone})
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
 	if err != nil {
 		t.Fatal(err)
 	}

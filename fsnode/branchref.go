@@ -8,11 +8,11 @@ import (
 // branch id, so renames of either leave it valid. An empty id follows the
 // session's default branch.
 type branchRef struct {
-	s  *backing.Session
+	s  backing.Session
 	id string
 }
 
-func (r branchRef) view() (*backing.View, error) { return r.s.ViewID(r.id) }
+func (r branchRef) view() (backing.View, error) { return r.s.ViewID(r.id) }
 
 // key names the branch in caches: the default branch resolves to its id.
-func (r branchRef) key(v *backing.View) string { return r.s.ID() + "/" + v.Branch().ID }
+func (r branchRef) key(v backing.View) string { return r.s.ID() + "/" + v.Branch().ID }

@@ -1,6 +1,6 @@
 // Package fsnode is the FUSE view of a sessfs store: go-fuse nodes that
-// turn kernel requests into calls to backing/ (sessions, branches, appends)
-// and render/ (the bytes of transcript.md, transcript.html, messages.jsonl,
+// turn kernel requests into calls to backing's contract (backing.Store,
+// Session, View: sessions, branches, appends; never an engine) and render/ (the bytes of transcript.md, transcript.html, messages.jsonl,
 // export.json). It owns the tree described in DESIGN.md ("The view"), the
 // mapping of store errors to errno (errno.go, the only one), stable inode
 // numbers (ino.go), the caches of rendered sizes that let a read render

@@ -12,9 +12,9 @@ import (
 // toErrno maps a store error to the errno a shell prints sensibly. It is
 // the only place that does: nodes return n.fsys.toErrno(err) and nothing
 // else. EIO means a real I/O failure and is logged, so it can be found.
-// ELOOP, a symbolic link the store found where it keeps a file, is damage
-// a person must look at: logged once a mount for each such error, not at
-// every request that meets it.
+// Damage a person must look at (backing.ErrDamaged; ELOOP when it is a
+// symbolic link the store found where it keeps a file) is logged once a
+// mount for each such error, not at every request that meets it.
 func (f *FS) toErrno(err error) syscall.Errno {
 	var errno syscall.Errno
 	switch {
@@ -36,12 +36,15 @@ func (f *FS) toErrno(err error) syscall.Errno {
 		return syscall.ENOTEMPTY
 	case errors.Is(err, backing.ErrTrashed):
 		return syscall.EROFS
-	case errors.Is(err, backing.ErrSymlink):
+	case errors.Is(err, backing.ErrDamaged):
 		// Damage a person must look at, not an I/O failure: say where.
-		if f.firstReport("symlink: " + err.Error()) {
+		if f.firstReport("damage: " + err.Error()) {
 			log.Printf("sessfs: %v", err)
 		}
-		return syscall.ELOOP
+		if errors.Is(err, syscall.ELOOP) {
+			return syscall.ELOOP
+		}
+		return syscall.EIO
 	case errors.Is(err, fs.ErrPermission):
 		return syscall.EACCES
 	case errors.As(err, &errno):

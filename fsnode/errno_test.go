@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 // A symbolic link the store refuses is ELOOP at every request, and logged
 // once a mount: a shell loop over a damaged session does not flood the
 // log with one line a request.
 func TestSymlinkErrorLoggedOnce(t *testing.T) {
-	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone})
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,8 +24,8 @@ func TestSymlinkErrorLoggedOnce(t *testing.T) {
 	defer log.SetOutput(log.Writer())
 	log.SetOutput(&logged)
 	f, other := New(st, Options{}).fsys, New(st, Options{}).fsys
-	a := fmt.Errorf("/store/sessions/a/meta.json: %w", backing.ErrSymlink)
-	b := fmt.Errorf("/store/sessions/b/meta.json: %w", backing.ErrSymlink)
+	a := fmt.Errorf("/store/sessions/a/meta.json: %w", filestore.ErrSymlink)
+	b := fmt.Errorf("/store/sessions/b/meta.json: %w", filestore.ErrSymlink)
 	for _, c := range []struct {
 		fsys *FS
 		err  error
@@ -36,5 +37,12 @@ func TestSymlinkErrorLoggedOnce(t *testing.T) {
 	// Each error once on each mount.
 	if got := strings.Count(logged.String(), "\n"); got != 3 || strings.Count(logged.String(), "/a/") != 2 {
 		t.Errorf("logged:\n%s\nwant a's error once a mount (2 mounts) and b's once", logged.String())
+	}
+	// Damage of another kind is logged the same way, and no loop.
+	if errno := f.toErrno(fmt.Errorf("row 3: %w", backing.ErrDamaged)); errno != syscall.EIO {
+		t.Errorf("toErrno(damage) = %v, want EIO", errno)
+	}
+	if !strings.Contains(logged.String(), "row 3") {
+		t.Errorf("damage not logged:\n%s", logged.String())
 	}
 }

@@ -12,7 +12,7 @@ import (
 // transcript.html's head and tail, export.json's opening (meta and
 // branches) and closing. messages.jsonl and a turn's files are their
 // pieces alone.
-func (n *renderedFile) frame(v *backing.View) (head, tail []byte, err error) {
+func (n *renderedFile) frame(v backing.View) (head, tail []byte, err error) {
 	if n.turn > 0 || n.format == formatJSONL {
 		return nil, nil, nil
 	}

@@ -32,7 +32,7 @@ type Options struct {
 // FS is what every node of one mount shares: the store, the options and the
 // caches of rendered sizes.
 type FS struct {
-	st   *backing.Store
+	st   backing.Store
 	opts Options
 	uid  uint32
 	gid  uint32
@@ -51,7 +51,7 @@ type FS struct {
 }
 
 // New makes the root of a mount of st.
-func New(st *backing.Store, opts Options) *Root {
+func New(st backing.Store, opts Options) *Root {
 	if opts.MaxBuffered <= 0 {
 		opts.MaxBuffered = DefaultMaxBuffered
 	}
@@ -73,7 +73,7 @@ const (
 )
 
 // MountOptions are the go-fuse options for a mount of the store.
-func MountOptions(st *backing.Store, opts Options) *fs.Options {
+func MountOptions(st backing.Store, opts Options) *fs.Options {
 	var et, at, nt time.Duration // zero: see the timeouts above
 	name := opts.FsName
 	if name == "" {
@@ -158,7 +158,7 @@ func (f *FS) writable(ctx context.Context) syscall.Errno {
 // when the store refuses it at the commit (backing.ErrTrashed, EROFS too,
 // which still decides a race with a trash or restore). A session whose
 // meta.json cannot be read is not refused here: the store decides.
-func (f *FS) changeable(ctx context.Context, s *backing.Session) syscall.Errno {
+func (f *FS) changeable(ctx context.Context, s backing.Session) syscall.Errno {
 	if errno := f.writable(ctx); errno != 0 {
 		return errno
 	}
@@ -186,13 +186,13 @@ func isWrite(flags uint32) bool {
 	return flags&syscall.O_ACCMODE != syscall.O_RDONLY
 }
 
-// reportDamage logs, once each, the lines of a view's logs that are not
-// messages: the mount serves the rest, and the log says what it skipped
-// and that fsck can tell more.
-func (f *FS) reportDamage(v *backing.View) {
+// reportDamage logs, once each, the stored lines of session s that a
+// view of it skipped, not being messages: the mount serves the rest, and
+// the log says what it skipped and that fsck can tell more.
+func (f *FS) reportDamage(s backing.Session, v backing.View) {
 	for _, p := range v.Problems() {
-		if f.firstReport(fmt.Sprintf("%s@%d", p.Log, p.Offset)) {
-			log.Printf("sessfs: %s: line %d skipped, not a message: %v (see sessfs fsck)", p.Log, p.Line, p.Err)
+		if f.firstReport(fmt.Sprintf("%s/%s@%d", s.ID(), p.Branch, p.Offset)) {
+			log.Printf("sessfs: session %s, branch %s: line %d skipped, not a message: %v (see sessfs fsck)", s.ID(), p.Branch, p.Line, p.Err)
 		}
 	}
 }
@@ -200,7 +200,7 @@ func (f *FS) reportDamage(v *backing.View) {
 // reportBadBranches logs, once a mount, each branch file of s that the
 // listing leaves out (backing.BadBranches): the good branches are listed,
 // and the log says why one is missing.
-func (f *FS) reportBadBranches(s *backing.Session) {
+func (f *FS) reportBadBranches(s backing.Session) {
 	bad, _ := s.BadBranches()
 	for _, b := range bad {
 		if f.firstReport(s.ID() + "/branch/" + b.ID) {

@@ -17,7 +17,7 @@ var agentNames = map[string]string{"claude-code": "Claude Code", "codex": "Codex
 // files and the commands agree byte for byte. A missing or broken
 // meta.json leaves out what it would say: the damage stays in meta.json,
 // and the transcript still reads.
-func TranscriptHeader(s *backing.Session, v *backing.View) render.Header {
+func TranscriptHeader(s backing.Session, v backing.View) render.Header {
 	m, _ := s.Meta()
 	h := render.Header{
 		Title:        m.Title,

@@ -11,6 +11,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 // kernel drives a mount's node tree in process, as the kernel would,
@@ -19,7 +20,7 @@ import (
 // tells the kernel (entry and content notifications) is recorded.
 type kernel struct {
 	t    *testing.T
-	st   *backing.Store
+	st   backing.Store
 	root *Root
 	raw  fuse.RawFileSystem
 	tell *notified
@@ -77,7 +78,7 @@ func (n *notified) contentOf(node uint64) []notification {
 }
 
 // newKernel mounts st in process with opts.
-func newKernel(t *testing.T, st *backing.Store, opts Options) *kernel {
+func newKernel(t *testing.T, st backing.Store, opts Options) *kernel {
 	t.Helper()
 	root := New(st, opts)
 	tell := &notified{entry: make(chan string, 16)}
@@ -87,9 +88,9 @@ func newKernel(t *testing.T, st *backing.Store, opts Options) *kernel {
 }
 
 // newStore is an empty store, synced as tests need (not at all).
-func newStore(t *testing.T) *backing.Store {
+func newStore(t *testing.T) backing.Store {
 	t.Helper()
-	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone})
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
 	if err != nil {
 		t.Fatal(err)
 	}

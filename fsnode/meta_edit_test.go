@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 // metaDoc is meta.json as the mount shows it, decoded.
@@ -230,6 +231,6 @@ func TestMetaDamagedShown(t *testing.T) {
 }
 
 // writeMetaRaw puts doc in s's meta.json as a hand edit (or damage) would.
-func writeMetaRaw(s *backing.Session, doc []byte) error {
-	return os.WriteFile(filepath.Join(s.Dir(), "meta.json"), doc, 0o644)
+func writeMetaRaw(s backing.Session, doc []byte) error {
+	return os.WriteFile(filepath.Join(s.(*filestore.Session).Dir(), "meta.json"), doc, 0o644)
 }

@@ -20,7 +20,7 @@ import (
 // write that completes an invalid document fails itself.
 type metaFile struct {
 	base
-	s *backing.Session
+	s backing.Session
 
 	mu      sync.Mutex
 	writers map[*metaHandle]uint32 // open for writing, by caller pid
@@ -62,7 +62,7 @@ func (n *metaFile) mode() uint32 {
 // made when a write completes the document and again before the store
 // replaces it. (backing.EditMeta keeps the fields the store owns whatever
 // the document says.)
-func checkMeta(s *backing.Session, doc []byte) error {
+func checkMeta(s backing.Session, doc []byte) error {
 	_, err := s.CheckMeta(doc)
 	return err
 }
@@ -71,7 +71,7 @@ func checkMeta(s *backing.Session, doc []byte) error {
 // doc that is meta.json as shown changes nothing, not even "updated": an
 // editor saving an unchanged file, or putting its backup back after a
 // refused save.
-func editMeta(s *backing.Session, doc []byte) error {
+func editMeta(s backing.Session, doc []byte) error {
 	if err := checkMeta(s, doc); err != nil {
 		return err
 	}

@@ -9,15 +9,16 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 // owner is a kernel request's context, from the user who mounted
 // (FS.writable).
 var owner = &fuse.Context{Caller: fuse.Caller{Owner: fuse.Owner{Uid: uint32(os.Getuid())}, Pid: 1}}
 
-func testSession(t *testing.T) (*backing.Store, *backing.Session) {
+func testSession(t *testing.T) (backing.Store, backing.Session) {
 	t.Helper()
-	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone})
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestMetaModeInTrash(t *testing.T) {
 	if got := mode(); got != 0o444 {
 		t.Errorf("mode in the trash %o, want 444", got)
 	}
-	if err := os.WriteFile(filepath.Join(s.Dir(), "meta.json"), []byte(`{"id":`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(s.(*filestore.Session).Dir(), "meta.json"), []byte(`{"id":`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got := mode(); got != 0o444 {

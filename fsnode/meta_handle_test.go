@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 // A write that completes an invalid document fails with EINVAL and leaves
 // the buffer as it was; an incomplete document is taken; a valid one is
 // stored at close.
 func TestMetaHandleWriteCheck(t *testing.T) {
-	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone})
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
 	if err != nil {
 		t.Fatal(err)
 	}

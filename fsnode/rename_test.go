@@ -12,7 +12,7 @@ import (
 )
 
 // state is where name is in the store: its state, or "" if nowhere.
-func state(t *testing.T, st *backing.Store, name string) string {
+func state(t *testing.T, st backing.Store, name string) string {
 	t.Helper()
 	_, state, err := st.Lookup(name)
 	if err != nil {
@@ -284,7 +284,7 @@ func TestRenameBranch(t *testing.T) {
 	if !slices.Equal(names, []string{"alt", "b3", "main", "renamed"}) {
 		t.Errorf("branches/ lists %v", names)
 	}
-	v, _ := s.View("")
+	v, _ := s.ViewID("")
 	main := k.catFile("s/messages.jsonl", 1<<20)
 	if got := k.catFile("s/branches/renamed/messages.jsonl", 1<<20); string(got) != string(main) {
 		t.Errorf("a fork at the head reads %d bytes, the default branch %d (%d messages)", len(got), len(main), v.Len())

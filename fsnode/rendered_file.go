@@ -110,7 +110,7 @@ var (
 // span is the file's content as of now: the view, the piece offsets, and
 // the messages [from, to) the file shows.
 type span struct {
-	v          *backing.View
+	v          backing.View
 	off        []int64
 	from, to   int
 	head, tail []byte  // what frames the pieces (frame.go)
@@ -129,7 +129,7 @@ func (n *renderedFile) span(fresh bool) (span, error) {
 	if err != nil {
 		return span{}, err
 	}
-	n.fsys.reportDamage(v)
+	n.fsys.reportDamage(n.ref.s, v)
 	sp := span{v: v, from: 0, to: v.Len()}
 	if n.turn > 0 {
 		if sp.from, sp.to, err = v.TurnRange(n.turn); err != nil {

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 // Big pieces read a request at a time come out whole and in order, and
 // the mount keeps one of them at most, however many files read them, and
 // none once the kernel has forgotten the files.
 func TestBigPieceOnePerMount(t *testing.T) {
-	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone})
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func TestBigPieceOnePerMount(t *testing.T) {
 		big := func(c string) []byte {
 			return fmt.Appendf(nil, `{"role":"user","content":%q}`, strings.Repeat(c+" ", 200<<10))
 		}
-		if err := s.Append("", [][]byte{big("a"), []byte(`{"role":"assistant","content":"small"}`), big("b"), big("c")}); err != nil {
+		if err := s.AppendID("", [][]byte{big("a"), []byte(`{"role":"assistant","content":"small"}`), big("b"), big("c")}); err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range []format{formatMarkdown, formatJSONL} {
@@ -79,7 +80,7 @@ func TestBigPieceOnePerMount(t *testing.T) {
 // message from the log again: a change made in place under the index
 // (which only a repair would make) does not show until the piece goes.
 func TestBigPieceServedWithoutReading(t *testing.T) {
-	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone})
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestBigPieceServedWithoutReading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append("", [][]byte{fmt.Appendf(nil, `{"role":"user","content":%q}`, strings.Repeat("a ", 300<<10))}); err != nil {
+	if err := s.AppendID("", [][]byte{fmt.Appendf(nil, `{"role":"user","content":%q}`, strings.Repeat("a ", 300<<10))}); err != nil {
 		t.Fatal(err)
 	}
 	n := newRenderedFile(New(st, Options{}).fsys, branchRef{s: s}, formatMarkdown, 0)

@@ -19,7 +19,7 @@ const awsKey = "AKIA" + "IOSFODNN7EXAMPLE"
 // richSession is a session of three turns: short and long messages, a
 // tool call, Markdown, non-ASCII text and a secret, and a fork, so that
 // export.json lists two branches.
-func richSession(t *testing.T) (*backing.Store, *backing.Session) {
+func richSession(t *testing.T) (backing.Store, backing.Session) {
 	t.Helper()
 	st := newStore(t)
 	s, _, err := st.Create("s", backing.Meta{Title: "Reading at any offset", Model: "m-1", Cwd: "/src/x"})
@@ -43,7 +43,7 @@ func richSession(t *testing.T) (*backing.Store, *backing.Session) {
 	msgs = append(msgs, []byte(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"<b>hi</b> & done"}],"ts":"2024-03-01T10:01:41Z"}`))
 	add("user", "Last: a table\n\n| a | b |\n|---|---|\n| 1 | 2 |", "2024-03-01T10:02:00Z")
 	add("assistant", "Done — 完了.", "2024-03-01T10:02:10Z")
-	if err := s.Append("", msgs); err != nil {
+	if err := s.AppendID("", msgs); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Fork("", 2, "alt"); err != nil {
@@ -59,9 +59,13 @@ type expected struct {
 	bounds []int64
 }
 
-func wholeRendering(t *testing.T, s *backing.Session, branch string, f format, turn int) expected {
+func wholeRendering(t *testing.T, s backing.Session, branch string, f format, turn int) expected {
 	t.Helper()
-	v, err := s.View(branch)
+	b, err := s.Branch(branch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.ViewID(b.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +204,7 @@ func TestRenderedReadAnyRange(t *testing.T) {
 func TestRenderedWholeDocuments(t *testing.T) {
 	st, s := richSession(t)
 	k := newKernel(t, st, Options{})
-	v, err := s.View("")
+	v, err := s.ViewID("")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,7 +137,7 @@ func (r *Root) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 
 // sessionNode is the folder of session s; its inode number derives from
 // the session's id, so it is the same under any name and across mounts.
-func (f *FS) sessionNode(ctx context.Context, parent *fs.Inode, name string, s *backing.Session) *fs.Inode {
+func (f *FS) sessionNode(ctx context.Context, parent *fs.Inode, name string, s backing.Session) *fs.Inode {
 	return child(ctx, parent, name, &sessionDir{base: base{fsys: f}, s: s}, syscall.S_IFDIR, ino(kindSession, s.ID()))
 }
 

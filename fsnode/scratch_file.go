@@ -19,8 +19,8 @@ import (
 // renamed onto meta.json it replaces the document.
 type scratchFile struct {
 	base
-	s   *backing.Session // whose folder it is in: in the trash it is read-only too
-	ino uint64           // its own: a new file of an old name is a new inode
+	s   backing.Session // whose folder it is in: in the trash it is read-only too
+	ino uint64          // its own: a new file of an old name is a new inode
 
 	mu    sync.Mutex
 	buf   buffer
@@ -43,7 +43,7 @@ var (
 	_ = (fs.NodeOnForgetter)((*scratchFile)(nil))
 )
 
-func newScratchFile(fsys *FS, s *backing.Session) *scratchFile {
+func newScratchFile(fsys *FS, s backing.Session) *scratchFile {
 	return &scratchFile{base: base{fsys: fsys}, s: s, ino: fsys.scratchIno(), buf: buffer{max: maxScratchSize, budget: fsys.budget}, mtime: time.Now()}
 }
 

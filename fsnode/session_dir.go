@@ -16,7 +16,7 @@ import (
 type sessionDir struct {
 	base
 	refusing
-	s *backing.Session
+	s backing.Session
 }
 
 var (

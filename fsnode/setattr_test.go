@@ -54,7 +54,7 @@ func TestSetattrGenerated(t *testing.T) {
 func TestSetattrAppend(t *testing.T) {
 	st, s := richSession(t)
 	k := newKernel(t, st, Options{})
-	v, _ := s.View("")
+	v, _ := s.ViewID("")
 	n := v.Len()
 	for what, c := range map[string]struct {
 		in    fuse.SetAttrIn
@@ -83,7 +83,7 @@ func TestSetattrAppend(t *testing.T) {
 		t.Errorf("ftruncate(0) of an open append: %v", errno)
 	}
 	h.close()
-	if v, _ := s.View(""); v.Len() != n {
+	if v, _ := s.ViewID(""); v.Len() != n {
 		t.Errorf("setattrs of append added %d messages", v.Len()-n)
 	}
 

@@ -87,7 +87,7 @@ func (f *FS) dropSizes(k sizeKey) {
 
 // offsets returns the piece offsets of v's messages in format ft. The
 // slice is shared: callers only read it.
-func (c *sizeCache) offsets(v *backing.View, ft format) ([]int64, error) {
+func (c *sizeCache) offsets(v backing.View, ft format) ([]int64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := v.Len()

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 // A branch's piece-offset cache is shared by the renderings of one format
 // and dropped when the kernel forgets the last of them, so the caches do
 // not grow with every branch ever read.
 func TestSizeCacheDroppedOnForget(t *testing.T) {
-	st, err := backing.Open(t.TempDir(), backing.Options{Sync: backing.SyncNone})
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func TestSizeCacheDroppedOnForget(t *testing.T) {
 	for i := range 10 {
 		msgs = append(msgs, fmt.Appendf(nil, `{"role":"user","content":"m%d"}`, i))
 	}
-	if err := s.Append("", msgs); err != nil {
+	if err := s.AppendID("", msgs); err != nil {
 		t.Fatal(err)
 	}
 	fsys := New(st, Options{}).fsys

@@ -62,7 +62,7 @@ type turnEnd struct {
 }
 
 // turn is the time of turn k of v, the branch ref names.
-func (c *turnClock) turn(v *backing.View, ref branchRef, k int) time.Time {
+func (c *turnClock) turn(v backing.View, ref branchRef, k int) time.Time {
 	_, to, err := v.TurnRange(k)
 	if err != nil {
 		return v.ModTime()
@@ -75,7 +75,7 @@ func (c *turnClock) turn(v *backing.View, ref branchRef, k int) time.Time {
 // renderings show when the turn ended (or, while it is the last, its
 // latest message). The branch's time stands in when that message has no
 // time that parses.
-func (c *turnClock) time(v *backing.View, branch string, to int) time.Time {
+func (c *turnClock) time(v backing.View, branch string, to int) time.Time {
 	if to == 0 {
 		return v.ModTime()
 	}

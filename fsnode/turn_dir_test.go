@@ -14,6 +14,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 // A turn's time is its last message's "ts", read once while that message
@@ -26,7 +27,7 @@ func TestTurnTimeKept(t *testing.T) {
 	msg := func(role, ts string) []byte {
 		return fmt.Appendf(nil, `{"role":%q,"content":"x","ts":%q}`, role, ts)
 	}
-	if err := s.Append("", [][]byte{
+	if err := s.AppendID("", [][]byte{
 		msg("user", "2024-01-01T10:00:00Z"), msg("assistant", "2024-01-01T10:01:00Z"),
 		msg("user", "2024-01-01T11:00:00Z"),
 	}); err != nil {
@@ -52,7 +53,7 @@ func TestTurnTimeKept(t *testing.T) {
 	if got, got2 := dirTime(dir1), fileTime(); got != "2024-01-01T10:01:00Z" || got2 != got {
 		t.Errorf("a finished turn's time read again: %s (folder), %s (transcript.md)", got, got2)
 	}
-	if err := s.Append("", [][]byte{msg("assistant", "2024-01-01T11:05:00Z")}); err != nil {
+	if err := s.AppendID("", [][]byte{msg("assistant", "2024-01-01T11:05:00Z")}); err != nil {
 		t.Fatal(err)
 	}
 	if got := dirTime(dir2); got != "2024-01-01T11:05:00Z" {
@@ -63,13 +64,13 @@ func TestTurnTimeKept(t *testing.T) {
 // rewriteLog replaces old with new, of the same length, in the default
 // branch's log, in place: a change no append makes, which only a reader
 // that reads the messages again can see.
-func rewriteLog(t *testing.T, s *backing.Session, old, new string) {
+func rewriteLog(t *testing.T, s backing.Session, old, new string) {
 	t.Helper()
-	v, err := s.View("")
+	v, err := s.ViewID("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := filepath.Join(s.Dir(), "logs", v.Branch().ID+".jsonl")
+	log := filepath.Join(s.(*filestore.Session).Dir(), "logs", v.Branch().ID+".jsonl")
 	data, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)

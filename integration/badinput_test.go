@@ -12,6 +12,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 	"github.com/sessfs/sessfs/fsnode"
 )
 
@@ -70,7 +71,7 @@ func TestBadInput(t *testing.T) {
 	requireFUSE(t)
 	storeDir := filepath.Join(t.TempDir(), "store")
 	// A small message limit, so that oversize cases are quick.
-	st, err := backing.Open(storeDir, backing.Options{MaxMessage: 4096})
+	st, err := filestore.Open(storeDir, filestore.Options{MaxMessage: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 	"github.com/sessfs/sessfs/fsnode"
 )
 
@@ -23,7 +24,7 @@ func TestDamagedBranchThroughMount(t *testing.T) {
 	requireFUSE(t)
 	needCLI(t)
 	storeDir := filepath.Join(t.TempDir(), "store")
-	st, err := backing.Open(storeDir, backing.Options{})
+	st, err := filestore.Open(storeDir, filestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,19 +33,19 @@ func TestDamagedBranchThroughMount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append("x", [][]byte{[]byte(jsonMsg("user", "on x"))}); err != nil {
+	if err := s.AppendID(x.ID, [][]byte{[]byte(jsonMsg("user", "on x"))}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Fork("", backing.Head, "y"); err != nil {
 		t.Fatal(err)
 	}
 	main, _ := s.Branch("")
-	file := filepath.Join(s.Dir(), "branches", x.ID+".json")
+	file := filepath.Join(sessionDir(s), "branches", x.ID+".json")
 	data, _ := os.ReadFile(file)
 	os.WriteFile(file, data[:len(data)/2], 0o600)
 	slash, _ := json.Marshal(backing.Branch{ID: "01a00000-0000-7000-8000-00000000000a", Name: "a/b", Parent: main.ID})
-	os.WriteFile(filepath.Join(s.Dir(), "branches", "01a00000-0000-7000-8000-00000000000a.json"), slash, 0o600)
-	xlog := filepath.Join(s.Dir(), "logs", x.ID+".jsonl")
+	os.WriteFile(filepath.Join(sessionDir(s), "branches", "01a00000-0000-7000-8000-00000000000a.json"), slash, 0o600)
+	xlog := filepath.Join(sessionDir(s), "logs", x.ID+".jsonl")
 
 	// The mount logs each left-out branch file once (the log package's
 	// output, here).

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 	"github.com/sessfs/sessfs/fsnode"
 )
 
@@ -16,16 +17,16 @@ import (
 func TestCorruptStoreMounts(t *testing.T) {
 	requireFUSE(t)
 	storeDir := filepath.Join(t.TempDir(), "store")
-	st, err := backing.Open(storeDir, backing.Options{})
+	st, err := filestore.Open(storeDir, filestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	logOf := func(s *backing.Session) string {
+	logOf := func(s backing.Session) string {
 		b, err := s.Branch("")
 		if err != nil {
 			t.Fatal(err)
 		}
-		return filepath.Join(s.Dir(), "logs", b.ID+".jsonl")
+		return filepath.Join(sessionDir(s), "logs", b.ID+".jsonl")
 	}
 	appendRaw := func(path, data string) {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
@@ -41,13 +42,13 @@ func TestCorruptStoreMounts(t *testing.T) {
 	appendRaw(logOf(torn), `{"role":"user","content":"half`)
 	garbage := newSession(t, st, "garbage", "", jsonMsg("user", "before the garbage"))
 	appendRaw(logOf(garbage), "\x00\x01 garbage bytes\n{\"role\":\"user\",\"content\":\"bad utf8 \xff\"}\n")
-	if err := garbage.Append("", [][]byte{[]byte(jsonMsg("assistant", "after the garbage"))}); err != nil {
+	if err := garbage.AppendID("", [][]byte{[]byte(jsonMsg("assistant", "after the garbage"))}); err != nil {
 		t.Fatal(err)
 	}
 	nometa := newSession(t, st, "nometa", "", jsonMsg("user", "meta is gone"))
-	os.Remove(filepath.Join(nometa.Dir(), "meta.json"))
+	os.Remove(filepath.Join(sessionDir(nometa), "meta.json"))
 	badmeta := newSession(t, st, "badmeta", "", jsonMsg("user", "meta is broken"))
-	os.WriteFile(filepath.Join(badmeta.Dir(), "meta.json"), []byte("{not json"), 0o600)
+	os.WriteFile(filepath.Join(sessionDir(badmeta), "meta.json"), []byte("{not json"), 0o600)
 	orphan := newSession(t, st, "orphan", "", jsonMsg("user", "on main"))
 	b, err := orphan.Fork("", backing.Head, "lost")
 	if err != nil {
@@ -55,7 +56,7 @@ func TestCorruptStoreMounts(t *testing.T) {
 	}
 	main, _ := orphan.Branch("")
 	// The fork's parent vanishes (not through sessfs, which refuses that).
-	os.Remove(filepath.Join(orphan.Dir(), "branches", main.ID+".json"))
+	os.Remove(filepath.Join(sessionDir(orphan), "branches", main.ID+".json"))
 	_ = b
 
 	// The mount logs what it skips (the log package's output, here).
@@ -125,7 +126,7 @@ func TestFullDisk(t *testing.T) {
 	requireFUSE(t)
 	tiny := tmpfs(t, "1m")
 	storeDir := filepath.Join(tiny, "store")
-	st, err := backing.Open(storeDir, backing.Options{})
+	st, err := filestore.Open(storeDir, filestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,12 +170,12 @@ func TestUnreadableLog(t *testing.T) {
 	cli(t, store, "new", "b")
 	cli(t, store, "append", "b", "hello b")
 	run(t, "chown", "-R", "nobody:nogroup", store)
-	st, err := backing.Open(store, backing.Options{})
+	st, err := filestore.Open(store, filestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := st.Session("b")
-	logs, _ := filepath.Glob(filepath.Join(b.Dir(), "logs", "*.jsonl"))
+	logs, _ := filepath.Glob(filepath.Join(sessionDir(b), "logs", "*.jsonl"))
 	for _, l := range logs {
 		os.Chmod(l, 0)
 	}

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 	"github.com/sessfs/sessfs/fsnode"
 )
 
@@ -22,7 +24,7 @@ func TestFullDiskErrorsAreTrue(t *testing.T) {
 	needCLI(t)
 	tiny := tmpfs(t, "1m")
 	storeDir := filepath.Join(tiny, "store")
-	st, err := backing.Open(storeDir, backing.Options{})
+	st, err := filestore.Open(storeDir, filestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func TestFullDiskErrorsAreTrue(t *testing.T) {
 		{"Create", func() error { _, _, err := st.Create("new", backing.Meta{}); return err }},
 		{"Fork", func() error { _, err := s.Fork("", backing.Head, "y"); return err }},
 		{"RenameBranch", func() error { return s.RenameBranch(x.ID, "x2") }},
-		{"SetTitle", func() error { return s.SetTitle("a title") }},
+		{"SetExtra", func() error { return s.SetExtra("note", json.RawMessage(`"x"`)) }},
 	} {
 		if err := op.do(); !errors.Is(err, syscall.ENOSPC) {
 			t.Errorf("%s on a full disk: %v, want ENOSPC", op.what, err)

@@ -21,6 +21,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 	"github.com/sessfs/sessfs/fsnode"
 	"github.com/sessfs/sessfs/integration/mounttest"
 )
@@ -127,9 +128,9 @@ func tmpfs(t *testing.T, size string) string {
 // mount is one in-process mount of a store: the test process serves the
 // kernel's requests while the programs it runs make them.
 type mount struct {
-	Dir      string         // the mount point
-	StoreDir string         // the store's root
-	Store    *backing.Store // the store the mount serves
+	Dir      string           // the mount point
+	StoreDir string           // the store's root
+	Store    *filestore.Store // the store the mount serves
 	server   *fuse.Server
 	once     sync.Once
 	err      error
@@ -145,7 +146,7 @@ func newMount(t *testing.T) *mount {
 func mountStore(t *testing.T, storeDir, mnt string, opts fsnode.Options) *mount {
 	t.Helper()
 	requireFUSE(t)
-	st, err := backing.Open(storeDir, backing.Options{})
+	st, err := filestore.Open(storeDir, filestore.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -498,7 +499,7 @@ func messagesOf(t *testing.T, dir string) []msg {
 // handle, to check what the mount wrote without trusting the mount.
 func storeMessages(t *testing.T, storeDir, session, branch string) []msg {
 	t.Helper()
-	st, err := backing.Open(storeDir, backing.Options{})
+	st, err := filestore.Open(storeDir, filestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +507,11 @@ func storeMessages(t *testing.T, storeDir, session, branch string) []msg {
 	if err != nil {
 		t.Fatalf("store: session %s: %v", session, err)
 	}
-	v, err := s.View(branch)
+	b, err := s.Branch(branch)
+	if err != nil {
+		t.Fatalf("store: branch %q of %s: %v", branch, session, err)
+	}
+	v, err := s.ViewID(b.ID)
 	if err != nil {
 		t.Fatalf("store: branch %q of %s: %v", branch, session, err)
 	}
@@ -584,7 +589,7 @@ var conversation = []string{
 
 // newSession creates a session through the store (not the mount) and
 // appends msgs to its default branch.
-func newSession(t *testing.T, st *backing.Store, name, title string, msgs ...string) *backing.Session {
+func newSession(t *testing.T, st *filestore.Store, name, title string, msgs ...string) backing.Session {
 	t.Helper()
 	s, _, err := st.Create(name, backing.Meta{Title: title})
 	if err != nil {
@@ -595,7 +600,7 @@ func newSession(t *testing.T, st *backing.Store, name, title string, msgs ...str
 		for i, m := range msgs {
 			raw[i] = []byte(m)
 		}
-		if err := s.Append("", raw); err != nil {
+		if err := s.AppendID("", raw); err != nil {
 			t.Fatalf("append to %s: %v", name, err)
 		}
 	}
@@ -633,3 +638,7 @@ func transcriptBody(t *testing.T, md string) string {
 	}
 	return md[i+2+j+2:]
 }
+
+// sessionDir is the folder of a session of the file engine, for tests that
+// damage or inspect its files as a crash or a person would.
+func sessionDir(s backing.Session) string { return s.(*filestore.Session).Dir() }

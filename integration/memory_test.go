@@ -14,17 +14,17 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 
-	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 	"github.com/sessfs/sessfs/fsnode"
 )
 
 // mountHeld mounts a fresh store in this process, as newMount does, and
 // returns its root too, whose Held says what the mount keeps in memory.
-func mountHeld(t *testing.T, bo backing.Options, opts fsnode.Options) (*mount, *fsnode.Root) {
+func mountHeld(t *testing.T, bo filestore.Options, opts fsnode.Options) (*mount, *fsnode.Root) {
 	t.Helper()
 	requireFUSE(t)
 	storeDir, mnt := filepath.Join(t.TempDir(), "store"), mountDir(t)
-	st, err := backing.Open(storeDir, bo)
+	st, err := filestore.Open(storeDir, bo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func heap() uint64 {
 // daemon's heap is back near where it started.
 func TestBufferedBytesBounded(t *testing.T) {
 	const budget = 64 << 20
-	m, root := mountHeld(t, backing.Options{}, fsnode.Options{MaxBuffered: budget})
+	m, root := mountHeld(t, filestore.Options{}, fsnode.Options{MaxBuffered: budget})
 	newSession(t, m.Store, "s", "")
 	start := heap()
 
@@ -152,7 +152,7 @@ print(" ".join(closed), flush=True)
 // the mount's caches and its tree are the size they were.
 func TestForkRemoveCyclesHoldNothing(t *testing.T) {
 	// No fsync: what is counted is the mount's memory, not durability.
-	m, root := mountHeld(t, backing.Options{Sync: backing.SyncNone}, fsnode.Options{})
+	m, root := mountHeld(t, filestore.Options{Sync: filestore.SyncNone}, fsnode.Options{})
 	newSession(t, m.Store, "s", "", conversation...)
 	cycles := `
 n0, n = int(A[1]), int(A[2])
@@ -185,7 +185,7 @@ for i in range(n0, n):
 // it either: only a session where an editor made a temporary keeps a place
 // for them.
 func TestSessionsRemovedHoldNothing(t *testing.T) {
-	m, root := mountHeld(t, backing.Options{Sync: backing.SyncNone}, fsnode.Options{})
+	m, root := mountHeld(t, filestore.Options{Sync: filestore.SyncNone}, fsnode.Options{})
 	start := fmt.Sprint(root.Held())
 	wantOK(t, "200 sessions made, read and removed", `
 for i in range(200):

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 	"github.com/sessfs/sessfs/fsnode"
 )
 
@@ -16,7 +16,7 @@ import (
 // closed.
 func TestScratchFilesCharged(t *testing.T) {
 	const budget = 1 << 20
-	m, root := mountHeld(t, backing.Options{Sync: backing.SyncNone}, fsnode.Options{MaxBuffered: budget})
+	m, root := mountHeld(t, filestore.Options{Sync: filestore.SyncNone}, fsnode.Options{MaxBuffered: budget})
 	newSession(t, m.Store, "s", "Old")
 	buffered := func() int { return root.Held()["buffered"] }
 

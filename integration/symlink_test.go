@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 	"github.com/sessfs/sessfs/fsnode"
 )
 
@@ -44,7 +44,7 @@ func TestSymlinkedLogNotFollowed(t *testing.T) {
 	cli(t, store, "append", "s", "on main")
 	cli(t, store, "fork", "s", "x")
 	cli(t, store, "append", "--branch", "x", "s", "on x")
-	st, err := backing.Open(store, backing.Options{})
+	st, err := filestore.Open(store, filestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestSymlinkedLogNotFollowed(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "victim.jsonl")
 	os.WriteFile(outside, []byte(`{"role":"user","content":"mine"}`+"\nnot json\nno final newline"), 0o644)
 	os.Chmod(outside, 0o644)
-	log := filepath.Join(s.Dir(), "logs", x.ID+".jsonl")
+	log := filepath.Join(sessionDir(s), "logs", x.ID+".jsonl")
 	os.Remove(log)
 	if err := os.Symlink(outside, log); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
 // Package importer owns everything about other agents' session files:
 // decoding them into what the sessfs store needs (session metadata and
 // store messages), and the import and sync engine that writes them into a
-// *backing.Store and gives them back.
+// backing.Store, of any engine, and gives them back.
 //
 // The engine (engine.go and beside it):
 //   - New(store, Options) returns an Importer; Run(paths, done) imports

@@ -37,7 +37,7 @@ type Options struct {
 // by its name: names are chosen to be read, and the user may rename a
 // session. An Importer is not safe for concurrent use.
 type Importer struct {
-	st   *backing.Store
+	st   backing.Store
 	opts Options
 	// index is every imported session of the store, read on first use
 	// and kept up to date by this Importer's imports (index.go).
@@ -45,7 +45,7 @@ type Importer struct {
 }
 
 // New returns an Importer into st.
-func New(st *backing.Store, opts Options) *Importer {
+func New(st backing.Store, opts Options) *Importer {
 	if opts.Format == "" {
 		opts.Format = Auto
 	}
@@ -113,7 +113,7 @@ func (r *Importer) importFile(path string) (string, bool, error) {
 	var (
 		k      sourceKey
 		looked bool // whether s and m are what find says of k
-		s      *backing.Session
+		s      backing.Session
 		m      backing.Meta
 	)
 	if id, err := PeekID(bytes.NewReader(data), format); err == nil {
@@ -161,7 +161,7 @@ func (r *Importer) importFile(path string) (string, bool, error) {
 
 // newSession makes the session of source k, named for what it is (see
 // names.go), and indexes it.
-func (r *Importer) newSession(k sourceKey, src *Session, data []byte, path string) (*backing.Session, backing.Meta, error) {
+func (r *Importer) newSession(k sourceKey, src *Session, data []byte, path string) (backing.Session, backing.Meta, error) {
 	// Where the session came from, and what the source says of itself
 	// beyond the fields meta.json has, under one key.
 	o := Origin{Format: k.format, ID: src.SourceID, Path: path, Subagent: k.subagent}
@@ -243,7 +243,7 @@ func (r *Importer) sameSource(m backing.Meta, data []byte) error {
 }
 
 // recordImported notes in meta.json the bytes now imported, all stored.
-func recordImported(s *backing.Session, data []byte) error {
+func recordImported(s backing.Session, data []byte) error {
 	m, err := s.Meta()
 	if err != nil {
 		return err

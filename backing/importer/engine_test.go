@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 // runOne imports path into st and returns its one Result.
-func runOne(t *testing.T, st *backing.Store, path string) Result {
+func runOne(t *testing.T, st backing.Store, path string) Result {
 	t.Helper()
 	var got []Result
 	if err := New(st, Options{}).Run([]string{path}, func(r Result) { got = append(got, r) }); err != nil {
@@ -28,7 +29,7 @@ func runOne(t *testing.T, st *backing.Store, path string) Result {
 // written is left for later; rewritten, it is refused with ErrRewritten,
 // naming the command that moves the session to the trash.
 func TestRunGrowsAndRefusesRewrites(t *testing.T) {
-	st, err := backing.Open(t.TempDir(), backing.Options{})
+	st, err := filestore.Open(t.TempDir(), filestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func (r *Importer) add(id string, m backing.Meta) {
 
 // find is the session imported from source k, and its meta.json, or nil
 // when there is none (not imported, or since moved to the trash).
-func (r *Importer) find(k sourceKey) (*backing.Session, backing.Meta, error) {
+func (r *Importer) find(k sourceKey) (backing.Session, backing.Meta, error) {
 	if err := r.load(); err != nil {
 		return nil, backing.Meta{}, err
 	}

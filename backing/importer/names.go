@@ -86,7 +86,7 @@ const maxSuffix = 100
 
 // create makes the session of a source under the first name of base,
 // base-2, … (then fallback, fallback-2, …) that is free and valid.
-func (r *Importer) create(base, fallback string, meta backing.Meta) (*backing.Session, backing.Meta, error) {
+func (r *Importer) create(base, fallback string, meta backing.Meta) (backing.Session, backing.Meta, error) {
 	for _, stem := range []string{base, fallback} {
 		for i := 1; i <= maxSuffix; i++ {
 			name := stem

@@ -25,7 +25,7 @@ type Added struct {
 // too, by branch, what was added in sessfs, which the source cannot hold.
 // The result is not checked against what the import recorded: see
 // Verify. A session with no line from a source is an error.
-func Original(s *backing.Session) ([]byte, []Added, error) {
+func Original(s backing.Session) ([]byte, []Added, error) {
 	branches, err := s.Branches()
 	if err != nil {
 		return nil, nil, err
@@ -101,7 +101,7 @@ func storedEvent(raw []byte) bool {
 // data, or data less its final newline for a source whose last line had
 // none. A session imported before the hash was recorded gives data as it
 // is. Anything else is an error, rather than passed off as the original.
-func Verify(s *backing.Session, data []byte) ([]byte, error) {
+func Verify(s backing.Session, data []byte) ([]byte, error) {
 	m, err := s.Meta()
 	if err != nil {
 		return nil, err

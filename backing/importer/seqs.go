@@ -20,7 +20,7 @@ const readChunk = 1000
 // lines to store, after the branch it forks from; one whose parent
 // cannot be made (a rewind reaching back past what an earlier import
 // stored) has its new lines go on in the default branch.
-func storeMissing(s *backing.Session, main [][]byte, forks []Fork) (int, error) {
+func storeMissing(s backing.Session, main [][]byte, forks []Fork) (int, error) {
 	have, err := storedSeqs(s)
 	if err != nil {
 		return 0, err
@@ -35,15 +35,15 @@ func storeMissing(s *backing.Session, main [][]byte, forks []Fork) (int, error) 
 		return out
 	}
 	stored := 0
-	put := func(branch string, lines [][]byte) error {
+	put := func(branchID string, lines [][]byte) error {
 		if len(lines) == 0 {
 			return nil
 		}
-		if err := s.Append(branch, lines); err != nil {
+		if err := s.AppendID(branchID, lines); err != nil {
 			return err
 		}
 		stored += len(lines)
-		return s.Backdate(branch, lastTS(lines))
+		return s.Backdate(branchID, lastTS(lines))
 	}
 	if err := put("", missing(main)); err != nil {
 		return stored, err
@@ -53,17 +53,17 @@ func storeMissing(s *backing.Session, main [][]byte, forks []Fork) (int, error) 
 		if len(lines) == 0 {
 			continue
 		}
-		branch := f.Name
-		if _, err := s.Branch(f.Name); errors.Is(err, backing.ErrNotFound) {
-			if from, err := s.Branch(f.From); err != nil {
-				branch = ""
-			} else if _, err := s.Fork(from.ID, f.At, f.Name); err != nil {
+		b, err := s.Branch(f.Name)
+		if errors.Is(err, backing.ErrNotFound) {
+			if from, ferr := s.Branch(f.From); ferr != nil {
+				b = backing.Branch{} // the default branch
+			} else if b, err = s.Fork(from.ID, f.At, f.Name); err != nil {
 				return stored, err
 			}
 		} else if err != nil {
 			return stored, err
 		}
-		if err := put(branch, lines); err != nil {
+		if err := put(b.ID, lines); err != nil {
 			return stored, err
 		}
 	}
@@ -93,7 +93,7 @@ func parentsFirst(forks []Fork) []Fork {
 }
 
 // storedSeqs is the set of source lines s holds, in every branch.
-func storedSeqs(s *backing.Session) (map[int]bool, error) {
+func storedSeqs(s backing.Session) (map[int]bool, error) {
 	branches, err := s.Branches()
 	if err != nil {
 		return nil, err

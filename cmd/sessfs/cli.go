@@ -88,19 +88,19 @@ func (c *cli) storeArg() string {
 }
 
 // open opens the store named by --store, or the default one.
-func (c *cli) open() (*backing.Store, error) {
+func (c *cli) open() (backing.Store, error) {
 	root := c.store
 	if root == "" {
 		var err error
-		if root, err = backing.DefaultRoot(); err != nil {
+		if root, err = defaultStore(); err != nil {
 			return nil, err
 		}
 	}
-	return backing.Open(root, backing.Options{})
+	return openStore(root, true)
 }
 
 // session opens the store and the session named name in it.
-func (c *cli) session(name string) (*backing.Session, error) {
+func (c *cli) session(name string) (backing.Session, error) {
 	st, err := c.open()
 	if err != nil {
 		return nil, err

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sessfs/sessfs/backing"
 )
 
 func TestNoArgumentsListsCommands(t *testing.T) {
@@ -110,8 +108,8 @@ func TestVersion(t *testing.T) {
 			t.Errorf("version %q lacks %q", out, want)
 		}
 	}
-	if backing.FormatVersion != 1 {
-		t.Log("store format is now", backing.FormatVersion, "; update this test")
+	if storeFormat != 1 {
+		t.Log("store format is now", storeFormat, "; update this test")
 	}
 }
 

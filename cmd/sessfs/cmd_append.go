@@ -41,7 +41,8 @@ nothing is appended.`)
 	if err != nil {
 		return c.fail(err)
 	}
-	if _, err := s.Branch(*branch); err != nil {
+	b, err := s.Branch(*branch)
+	if err != nil {
 		return c.fail(err)
 	}
 
@@ -76,7 +77,7 @@ nothing is appended.`)
 	}
 
 	// One Append for everything: backing stores all of it or nothing.
-	err = s.Append(*branch, msgs)
+	err = s.AppendID(b.ID, msgs)
 	var me *backing.MessageError
 	switch {
 	case errors.As(err, &me) && lineNo != nil:

@@ -11,7 +11,7 @@ func runArchive(args []string) int {
 		"Moves sessions out of the default listing. An archived session keeps its\n"+
 			"name and can still be shown and appended to; 'sessfs ls --all' lists it.\n"+
 			"Says what became of each session; one that fails does not stop the others.")
-	return changeEach(c, args, (*backing.Store).Archive, func(name string) string {
+	return changeEach(c, args, (backing.Store).Archive, func(name string) string {
 		return fmt.Sprintf("archived %q; bring it back with: sessfs unarchive%s %s", name, c.storeArg(), shellQuote(name))
 	})
 }
@@ -20,7 +20,7 @@ func runUnarchive(args []string) int {
 	c := newCLI("unarchive", "SESSION...",
 		"Brings archived sessions back to the default listing. Says what became of\n"+
 			"each session; one that fails does not stop the others.")
-	return changeEach(c, args, (*backing.Store).Unarchive, func(name string) string {
+	return changeEach(c, args, (backing.Store).Unarchive, func(name string) string {
 		return fmt.Sprintf("unarchived %q", name)
 	})
 }
@@ -29,7 +29,7 @@ func runUnarchive(args []string) int {
 // a failure so that one bad name does not stop the others, and reports
 // each outcome: done on standard output, failed on standard error, so a
 // user who sees one error knows the other sessions did change.
-func changeEach(c *cli, args []string, change func(*backing.Store, string) error, done func(name string) string) int {
+func changeEach(c *cli, args []string, change func(backing.Store, string) error, done func(name string) string) int {
 	rest, code, ok := c.parse(args, 1, -1)
 	if !ok {
 		return code

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 )
 
 // runBranch dispatches `sessfs branch rename|rm`.
@@ -76,6 +75,6 @@ trash folder.`)
 	if err := s.DeleteBranch(b.ID); err != nil {
 		return c.fail(err)
 	}
-	fmt.Fprintf(os.Stdout, "removed branch %q; its files are kept in %s\n", rest[1], filepath.Join(s.Dir(), "trash"))
+	fmt.Fprintf(os.Stdout, "removed branch %q; its messages are kept in the session's trash\n", rest[1])
 	return exitOK
 }

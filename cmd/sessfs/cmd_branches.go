@@ -93,9 +93,9 @@ export.json, whose positions therefore include them.`)
 }
 
 // describeBranch fills one row; on error the row still has the branch's name.
-func describeBranch(s *backing.Session, b backing.Branch, byID map[string]backing.Branch) (branchJSON, error) {
+func describeBranch(s backing.Session, b backing.Branch, byID map[string]backing.Branch) (branchJSON, error) {
 	row := branchJSON{Name: b.Name, ID: b.ID, Default: b.IsDefault(), Created: b.Created}
-	v, err := s.View(b.Name)
+	v, err := s.ViewID(b.ID)
 	if err != nil {
 		return row, err
 	}

@@ -144,8 +144,12 @@ func (x exporter) renderer(fn func(render.Message) []byte) func(render.Message) 
 }
 
 // branch writes one branch, ancestry resolved, in format.
-func (x exporter) branch(s *backing.Session, branch, format string) error {
-	v, err := s.View(branch)
+func (x exporter) branch(s backing.Session, branch, format string) error {
+	b, err := s.Branch(branch)
+	if err != nil {
+		return err
+	}
+	v, err := s.ViewID(b.ID)
 	if err != nil {
 		return err
 	}
@@ -170,7 +174,7 @@ func (x exporter) branch(s *backing.Session, branch, format string) error {
 
 // json writes one document a program can load whole: meta, branches, and
 // the branch's messages (render.JSONHead).
-func (x exporter) json(s *backing.Session, v *backing.View) error {
+func (x exporter) json(s backing.Session, v backing.View) error {
 	meta, err := s.MetaBytes()
 	if err != nil {
 		return err
@@ -204,7 +208,7 @@ func (x exporter) json(s *backing.Session, v *backing.View) error {
 // is refused rather than passed off as the original; redacted, each line
 // is masked on its own. It returns, by branch, the lines added in sessfs,
 // which the original cannot hold.
-func (x exporter) original(s *backing.Session) ([]importer.Added, error) {
+func (x exporter) original(s backing.Session) ([]importer.Added, error) {
 	data, added, err := importer.Original(s)
 	if err != nil {
 		return nil, err
@@ -235,7 +239,7 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("cannot write %s: %s is not a folder", path, dir)
 	}
 	var werr error // the export's own error, which names what it is about
-	err := backing.WriteFileAtomic(path, exportMode(path), func(w io.Writer) error {
+	err := writeFileAtomic(path, exportMode(path), func(w io.Writer) error {
 		werr = write(fileWriter{w})
 		return werr
 	})

@@ -40,7 +40,11 @@ and --repair tidies it. Exits 0 when no problem remains, leftovers aside.`)
 	if err != nil {
 		return c.fail(err)
 	}
-	rep, err := st.Fsck(*repair)
+	ck, ok := st.(backing.Checker)
+	if !ok {
+		return c.fail(fmt.Errorf("the store at %s has no fsck", st.Location()))
+	}
+	rep, err := ck.Fsck(*repair)
 	if err != nil {
 		return c.fail(err)
 	}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 
-	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/backing/importer"
 	"github.com/sessfs/sessfs/fsnode"
 )
@@ -93,7 +92,7 @@ func runMount(args []string) int {
 			return c.usageError(fmt.Sprintf("unknown mount option %q (known: ro, allow_other)", o))
 		}
 	}
-	bo := backing.Options{}
+	durable := true
 	if sourceDir != "" {
 		// A copy the mount makes again from the agent's files after any
 		// crash: no fsync needed, and nothing to write through the mount.
@@ -103,7 +102,7 @@ func runMount(args []string) int {
 	switch *syncMode {
 	case "full":
 	case "none":
-		bo.Sync = backing.SyncNone
+		durable = false
 	default:
 		return c.usageError(fmt.Sprintf("--sync %q: want full or none", *syncMode))
 	}
@@ -128,7 +127,7 @@ func runMount(args []string) int {
 	if err := checkMountpoint(mnt); err != nil {
 		return c.fail(err)
 	}
-	st, err := backing.Open(root, bo)
+	st, err := openStore(root, durable)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -202,7 +201,7 @@ func (c *cli) storeRoot() (string, error) {
 	root := c.store
 	if root == "" {
 		var err error
-		if root, err = backing.DefaultRoot(); err != nil {
+		if root, err = defaultStore(); err != nil {
 			return "", err
 		}
 	}

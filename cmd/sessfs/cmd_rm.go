@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 )
 
 func runRm(args []string) int {
@@ -29,8 +28,8 @@ func runRm(args []string) int {
 			code = exitFail
 			continue
 		}
-		fmt.Printf("moved %q to the trash (%s); restore it with: sessfs restore%s %s\n",
-			name, filepath.Join(st.Root(), "trash", s.ID()), c.storeArg(), s.ID())
+		fmt.Printf("moved %q to the trash; restore it with: sessfs restore%s %s\n",
+			name, c.storeArg(), s.ID())
 	}
 	return code
 }

@@ -50,7 +50,11 @@ header.`)
 	if err != nil {
 		return c.fail(err)
 	}
-	v, err := s.View(*branch)
+	b, err := s.Branch(*branch)
+	if err != nil {
+		return c.fail(err)
+	}
+	v, err := s.ViewID(b.ID)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -73,7 +77,7 @@ header.`)
 }
 
 // writeMessages renders messages [from, to) of v to w, showChunk at a time.
-func writeMessages(w *bufio.Writer, v *backing.View, from, to int, renderFn func(render.Message) []byte) error {
+func writeMessages(w *bufio.Writer, v backing.View, from, to int, renderFn func(render.Message) []byte) error {
 	for i := from; i < to; i += showChunk {
 		msgs, err := v.Read(i, min(i+showChunk, to))
 		if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -40,17 +39,21 @@ flags count. With --dry-run, prints what would be done and does nothing.`)
 	if err != nil {
 		return c.fail(err)
 	}
+	sw, ok := st.(backing.Sweeper)
+	if !ok {
+		return c.fail(fmt.Errorf("the store at %s has no lifecycle policy to apply", st.Location()))
+	}
 	if !fromFlags {
-		if cfg, err = st.SweepConfig(); err != nil {
+		if cfg, err = sw.SweepConfig(); err != nil {
 			return c.fail(err)
 		}
 	}
 	if cfg.ArchiveAfter == 0 && cfg.PurgeAfter == 0 {
 		fmt.Printf("nothing to do: no policy (use --archive-after/--purge-after, or set it in %s)\n",
-			filepath.Join(st.Root(), "config.json"))
+			sw.PolicyLocation())
 		return exitOK
 	}
-	rep, err := st.Sweep(cfg, time.Now(), *dryRun)
+	rep, err := sw.Sweep(cfg, time.Now(), *dryRun)
 	// A sweep that failed halfway has still done what its report says.
 	archived, purged := "archived", "purged"
 	if *dryRun {

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"runtime"
-
-	"github.com/sessfs/sessfs/backing"
 )
 
 func runVersion(args []string) int {
@@ -12,6 +10,6 @@ func runVersion(args []string) int {
 	if _, code, ok := c.parse(args, 0, 0); !ok {
 		return code
 	}
-	fmt.Printf("sessfs %s (store format %d, %s %s/%s)\n", version, backing.FormatVersion, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Printf("sessfs %s (store format %d, %s %s/%s)\n", version, storeFormat, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return exitOK
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 // dataFiles are the real sessions of ../shared/data.
@@ -696,7 +696,7 @@ func markIncomplete(t *testing.T, storeDir, name string) {
 // editOrigin changes what meta.json records of an imported session's source.
 func editOrigin(t *testing.T, storeDir, name string, edit func(map[string]any)) {
 	t.Helper()
-	st, err := backing.Open(storeDir, backing.Options{})
+	st, err := filestore.Open(storeDir, filestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,17 +11,18 @@ import (
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 func rowAppend1(c *config) []Row {
-	return []Row{appendRow(c, backing.Options{}, true, "1 durable append, 1 writer", 0.7)}
+	return []Row{appendRow(c, filestore.Options{}, true, "1 durable append, 1 writer", 0.7)}
 }
 
 func rowAppendNoSync(c *config) []Row {
-	return []Row{appendRow(c, backing.Options{Sync: backing.SyncNone}, false, "3 append, no durability", 0.3)}
+	return []Row{appendRow(c, filestore.Options{Sync: filestore.SyncNone}, false, "3 append, no durability", 0.3)}
 }
 
-func appendRow(c *config, opts backing.Options, sync bool, name string, target float64) Row {
+func appendRow(c *config, opts filestore.Options, sync bool, name string, target float64) Row {
 	st := newStore(c, opts)
 	must2(st.Create("a", backing.Meta{}))
 	mnt, _, _ := mountStore(c, st)
@@ -50,7 +51,7 @@ func appendRow(c *config, opts backing.Options, sync bool, name string, target f
 
 func rowAppend8(c *config) []Row {
 	const writers = 8
-	st := newStore(c, backing.Options{})
+	st := newStore(c, filestore.Options{})
 	must2(st.Create("a", backing.Meta{}))
 	mnt, _, _ := mountStore(c, st)
 	defer unmount(mnt)

@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 func rowFork(c *config) []Row {
-	st := newStore(c, backing.Options{})
+	st := newStore(c, filestore.Options{})
 	big, _ := must2(st.Create("big", backing.Meta{}))
 	must2(st.Create("empty", backing.Meta{}))
 	fill(big, c.bigSession, "")

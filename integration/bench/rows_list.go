@@ -11,15 +11,16 @@ import (
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
-var manyStore *backing.Store // rows 7 and 9 share one store
+var manyStore *filestore.Store // rows 7 and 9 share one store
 
-func buildMany(c *config) *backing.Store {
+func buildMany(c *config) *filestore.Store {
 	if manyStore != nil {
 		return reopen(manyStore)
 	}
-	st := newStore(c, backing.Options{})
+	st := newStore(c, filestore.Options{})
 	t0 := time.Now()
 	for i := range c.nSessions {
 		s, _ := must2(st.Create(fmt.Sprintf("s%05d", i), backing.Meta{}))
@@ -69,7 +70,7 @@ func rowLs(c *config) []Row {
 }
 
 func rowGrep(c *config) []Row {
-	st := newStore(c, backing.Options{})
+	st := newStore(c, filestore.Options{})
 	for i := range c.grepSess {
 		s, _ := must2(st.Create(fmt.Sprintf("g%04d", i), backing.Meta{}))
 		needle := ""

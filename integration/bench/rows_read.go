@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 )
 
 func rowCat(c *config) []Row {
-	st := newStore(c, backing.Options{})
+	st := newStore(c, filestore.Options{})
 	s, _ := must2(st.Create("big", backing.Meta{}))
 	fill(s, c.catSession, "")
 	var first, warm, nat []float64
@@ -57,7 +58,7 @@ func rowCat(c *config) []Row {
 }
 
 func rowTail(c *config) []Row {
-	st := newStore(c, backing.Options{})
+	st := newStore(c, filestore.Options{})
 	big, _ := must2(st.Create("big", backing.Meta{}))
 	small, _ := must2(st.Create("small", backing.Meta{}))
 	fill(big, c.bigSession, "")

@@ -15,6 +15,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/filestore"
 	"github.com/sessfs/sessfs/fsnode"
 	"github.com/sessfs/sessfs/integration/mounttest"
 )
@@ -23,22 +24,22 @@ import (
 var storeSeq int
 
 // newStore makes a fresh store in the work folder.
-func newStore(c *config, opts backing.Options) *backing.Store {
+func newStore(c *config, opts filestore.Options) *filestore.Store {
 	storeSeq++
-	return must1(backing.Open(filepath.Join(c.work, fmt.Sprintf("store%d", storeSeq)), opts))
+	return must1(filestore.Open(filepath.Join(c.work, fmt.Sprintf("store%d", storeSeq)), opts))
 }
 
 // reopen opens the store afresh, so that no index or branch cache is warm.
-func reopen(st *backing.Store) *backing.Store {
-	return must1(backing.Open(st.Root(), st.Options()))
+func reopen(st *filestore.Store) *filestore.Store {
+	return must1(filestore.Open(st.Root(), st.Options()))
 }
 
 // fill writes n messages straight into the default branch's log of s (setup,
 // not measured). Roughly 1 session in 10 gets needle in one message when
 // needle is not empty.
-func fill(s *backing.Session, n int, needle string) {
+func fill(s backing.Session, n int, needle string) {
 	b := must1(s.Branch(""))
-	path := filepath.Join(s.Dir(), "logs", b.ID+".jsonl")
+	path := filepath.Join(sessionDir(s), "logs", b.ID+".jsonl")
 	f := must1(os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600))
 	w := bufio.NewWriterSize(f, 1<<20)
 	for i := range n {
@@ -66,7 +67,7 @@ var (
 // mountStore mounts st on a fresh folder of the work folder and returns
 // the folder, the server and the time from fs.Mount to the first stat of
 // the root.
-func mountStore(c *config, st *backing.Store) (string, *fuse.Server, time.Duration) {
+func mountStore(c *config, st *filestore.Store) (string, *fuse.Server, time.Duration) {
 	mnt := must1(os.MkdirTemp(c.work, "mnt-"))
 	t0 := time.Now()
 	server, err := fs.Mount(mnt, fsnode.New(st, fsnode.Options{}), fsnode.MountOptions(st, fsnode.Options{}))
@@ -131,3 +132,7 @@ func checkMounts(work string) string {
 	}
 	return strings.Join(left, " ")
 }
+
+// sessionDir is the folder of a session of the file engine, where fill
+// writes its logs directly.
+func sessionDir(s backing.Session) string { return s.(*filestore.Session).Dir() }

@@ -1,0 +1,109 @@
+package filestore
+
+import (
+	"errors"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// Names lists the names of active sessions, sorted, reading nothing but
+// the names folder: what a directory listing of the mount needs.
+func (st *Store) Names() ([]string, error) { return st.readNames("names") }
+
+// ArchivedNames lists the names of archived sessions, sorted.
+func (st *Store) ArchivedNames() ([]string, error) { return st.readNames("archive") }
+
+// TrashedIDs lists the ids of the sessions in the trash.
+func (st *Store) TrashedIDs() ([]string, error) { return st.readNames("trash") }
+
+func (st *Store) readNames(dir string) ([]string, error) {
+	ents, err := readDir(st.path(dir))
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		if !isTemp(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+// List describes sessions: the active ones, or with all also the archived
+// and trashed ones. Sorted by last activity, oldest first, like ls -tr.
+func (st *Store) List(all bool) ([]backing.SessionInfo, error) {
+	dirs := []string{"names"}
+	if all {
+		dirs = append(dirs, "archive", "trash")
+	}
+	var out []backing.SessionInfo
+	for _, d := range dirs {
+		ents, err := readDir(st.path(d))
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			id, err := readLink(st.path(d, e.Name()))
+			if err != nil {
+				out = append(out, backing.SessionInfo{Meta: backing.Meta{Name: e.Name()}, Err: err})
+				continue
+			}
+			info := st.handle(id).Info()
+			if d != "trash" {
+				info.Name = e.Name() // the link is the truth for names
+			}
+			out = append(out, info)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].LastActivity.Equal(out[j].LastActivity) {
+			return out[i].LastActivity.Before(out[j].LastActivity)
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
+
+// Info reads a session's listing row.
+func (s *Session) Info() backing.SessionInfo {
+	m, err := s.Meta()
+	info := backing.SessionInfo{Meta: m, Err: err}
+	if m.ID == "" {
+		info.ID = s.id
+	}
+	if err != nil {
+		return info
+	}
+	info.LastActivity = m.Created
+	if t, err := s.LastAppend(); err == nil && t.After(info.LastActivity) {
+		info.LastActivity = t
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		info.Err = err
+	}
+	if v, err := s.View(""); err == nil {
+		info.Messages = v.Len() - v.Events()
+	} else {
+		info.Err = err
+	}
+	return info
+}
+
+// LastAppend is the newest modification time of the session's logs.
+func (s *Session) LastAppend() (time.Time, error) {
+	ents, err := readDir(s.path("logs"))
+	if err != nil {
+		return time.Time{}, err
+	}
+	var t time.Time
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err == nil && fi.ModTime().After(t) {
+			t = fi.ModTime()
+		}
+	}
+	return t, nil
+}

@@ -1,0 +1,196 @@
+package filestore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// FormatVersion is the store format this code reads and writes. A later
+// format bumps it and migrates; an older sessfs refuses a newer store
+// rather than damage it.
+const FormatVersion = 1
+
+const formatPrefix = "sessfs store format "
+
+// SyncMode says when appended messages reach the disk.
+type SyncMode int
+
+const (
+	// SyncFull fsyncs every append before it returns (the default).
+	SyncFull SyncMode = iota
+	// SyncNone leaves flushing to the kernel: faster, and a crash of the
+	// machine (not of the process) may lose the last appends.
+	SyncNone
+)
+
+// DefaultMaxMessage is the largest message an append accepts, in bytes.
+const DefaultMaxMessage = 64 << 20
+
+// Options tune a Store; the zero value is the safe default.
+type Options struct {
+	Sync       SyncMode
+	MaxMessage int64 // 0 means DefaultMaxMessage
+}
+
+// Store is an open store root. It is safe for concurrent use, and several
+// processes may open the same root at once.
+type Store struct {
+	root string
+	opts Options
+
+	mu       sync.Mutex
+	sessions map[string]*Session // by id: one handle per session per process
+	ns       *fileLock
+}
+
+// DefaultRoot is where the store lives when no --store flag is given:
+// $SESSFS_STORE, else $XDG_DATA_HOME/sessfs, else ~/.local/share/sessfs.
+func DefaultRoot() (string, error) {
+	if d := os.Getenv("SESSFS_STORE"); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "sessfs"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no store given and no home directory: %w", err)
+	}
+	return filepath.Join(home, ".local", "share", "sessfs"), nil
+}
+
+// Open opens the store at root, creating it if it does not exist. It reads
+// nothing but the format file and the kind of the root's few entries (a
+// link among them refuses the store), so it costs the same for any store
+// size.
+func Open(root string, opts Options) (*Store, error) {
+	if opts.MaxMessage <= 0 {
+		opts.MaxMessage = DefaultMaxMessage
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{root: abs, opts: opts, sessions: map[string]*Session{}}
+	if err := s.init(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Root is the store's absolute path, with the links on the way to it
+// resolved.
+func (s *Store) Root() string { return s.root }
+
+// Options returns the options the store was opened with.
+func (s *Store) Options() Options { return s.opts }
+
+func (s *Store) init() error {
+	if err := os.MkdirAll(s.root, dirMode); err != nil {
+		return fmt.Errorf("create store: %w", err)
+	}
+	// The root may be reached through links of the user's (a store moved
+	// to another disk); inside it, none is followed (see nofollow.go).
+	real, err := filepath.EvalSymlinks(s.root)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", s.root, err)
+	}
+	s.root = real
+	for _, name := range topEntries {
+		if fi, err := os.Lstat(s.path(name)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("store %s: %w", s.root, linkError(s.path(name)))
+		}
+	}
+	v, err := readFormat(s.path("FORMAT"))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if err := s.create(); err != nil {
+			return fmt.Errorf("create store %s: %w", s.root, err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("store %s: %w", s.root, err)
+	case v > FormatVersion:
+		return fmt.Errorf("%w: store %s has format %d, this sessfs reads up to %d; upgrade sessfs",
+			backing.ErrFormat, s.root, v, FormatVersion)
+	case v < 1:
+		return fmt.Errorf("%w: store %s has format %d", backing.ErrFormat, s.root, v)
+	}
+	return nil
+}
+
+func (s *Store) create() error {
+	// A folder holding anything but a store being created by another
+	// process right now is someone else's: never take it over.
+	ents, err := os.ReadDir(s.root)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !storeDirs[e.Name()] {
+			return fmt.Errorf("%w: folder is not empty and has no FORMAT file", backing.ErrFormat)
+		}
+	}
+	// Sessions hold secrets: the store is its owner's alone.
+	if err := os.Chmod(s.root, dirMode); err != nil {
+		return err
+	}
+	for d := range storeDirs {
+		if err := mkdir(s.path(d), dirMode); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+	}
+	data := []byte(formatPrefix + strconv.Itoa(FormatVersion) + "\n")
+	err = createExclusive(s.path("FORMAT"), data)
+	if errors.Is(err, os.ErrExist) { // another process created it first
+		return nil
+	}
+	return err
+}
+
+var storeDirs = map[string]bool{"sessions": true, "names": true, "archive": true, "trash": true}
+
+// topEntries are the entries of a store's root that sessfs reads or
+// writes; a link in their place refuses the whole store at Open.
+var topEntries = []string{"FORMAT", "lock", "config.json", "sessions", "names", "archive", "trash"}
+
+func readFormat(path string) (int, error) {
+	b, err := readFile(path)
+	if err != nil {
+		return 0, err
+	}
+	line := strings.TrimSpace(string(b))
+	if !strings.HasPrefix(line, formatPrefix) {
+		return 0, fmt.Errorf("%w: FORMAT file says %q", backing.ErrFormat, line)
+	}
+	v, err := strconv.Atoi(strings.TrimPrefix(line, formatPrefix))
+	if err != nil {
+		return 0, fmt.Errorf("%w: FORMAT file says %q", backing.ErrFormat, line)
+	}
+	return v, nil
+}
+
+func (s *Store) path(elem ...string) string {
+	return filepath.Join(append([]string{s.root}, elem...)...)
+}
+
+func (s *Store) sessionDir(id string) string { return s.path("sessions", id) }
+
+// The file engine implements the contract whole, and fsck and sweep.
+var (
+	_ backing.Store   = (*Store)(nil)
+	_ backing.Session = (*Session)(nil)
+	_ backing.View    = (*View)(nil)
+	_ backing.Checker = (*Store)(nil)
+	_ backing.Sweeper = (*Store)(nil)
+)
+
+// MaxMessage is the largest message an append accepts, in bytes.
+func (s *Store) MaxMessage() int64 { return s.opts.MaxMessage }

@@ -1,0 +1,111 @@
+package backing
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+)
+
+// fuzzSeeds are lines a log may hold, good and bad.
+var fuzzSeeds = []string{
+	`{"role":"user","content":"hi"}` + "\n",
+	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}` + "\n" + `{"role":"assistant","content":"a"}` + "\n",
+	"garbage\n" + `{"role":"user","content":"x"}` + "\n" + `{"role":"us`,
+	"\n\n  \n" + `{"id":"1","ts":"t","role":"r","content":[]}` + "\n",
+	"{\"role\":\"user\",\"content\":\"\xff\"}\n",
+	`{"role":"user","content":"x"} trailing` + "\n",
+	// Found by FuzzValidateMessage: "Ts" was taken for "ts", so the
+	// prepared line got no time.
+	`{"role":"user","content":"x","Ts":""}` + "\n",
+}
+
+// maxMessage is a generous limit for tests of one message.
+const maxMessage = 64 << 20
+
+// Keys are case-sensitive, as they are for the renderers: "Role",
+// "Content" and "Ts" are other fields, not the message's role, content
+// and time.
+func TestKeysAreCaseSensitive(t *testing.T) {
+	for _, bad := range []string{
+		`{"Role":"user","content":"x"}`,
+		`{"role":"user","Content":"x"}`,
+		`{"ROLE":"user","CONTENT":"x"}`,
+		`{"role":"user","content":"x","context":1}`,
+		`{"role":1,"content":"x"}`,
+	} {
+		if err := ValidateMessage([]byte(bad)); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", bad, err)
+		}
+	}
+	for _, good := range []string{
+		`{"role":"user","content":"x","Ts":""}`,
+		`{"r\u006fle":"user","content":"x"}`,
+		`{"role":"user","Role":"","content":"x"}`,
+	} {
+		line, _, _, err := Prepare([]byte(good), time.Unix(0, 0), maxMessage)
+		if err != nil {
+			t.Errorf("%s: %v", good, err)
+			continue
+		}
+		var m map[string]json.RawMessage
+		json.Unmarshal(line, &m)
+		if m["ts"] == nil || m["id"] == nil {
+			t.Errorf("%s: prepared %s lacks ts or id", good, line)
+		}
+	}
+	// A block whose type is "Type" is not a tool result: the message is
+	// a prompt.
+	if k, _, err := Classify([]byte(`{"role":"user","content":[{"Type":"tool_result"}]}`)); err != nil || !k.Prompt {
+		t.Errorf("user message of a \"Type\" block: %+v %v, want a prompt", k, err)
+	}
+	if k, _, _ := Classify([]byte(`{"role":"user","content":[{"type":"tool_result"},{"type":"function_call_output"}]}`)); k.Prompt {
+		t.Errorf("tool results classified as a prompt")
+	}
+}
+
+// FuzzValidateMessage checks that validation and preparation agree, and
+// that a prepared line keeps every field of its input and is one line.
+func FuzzValidateMessage(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		for _, l := range bytes.Split([]byte(s), []byte("\n")) {
+			f.Add(l)
+		}
+	}
+	f.Add([]byte("{\n \"role\" : \"user\",\n \"content\": [ {\"type\":\"text\",\"text\":\"a\"} ], \"x\": null }"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		verr := ValidateMessage(raw)
+		line, _, _, perr := Prepare(raw, time.Unix(0, 0), maxMessage)
+		if (verr == nil) != (perr == nil) {
+			t.Fatalf("validate says %v, prepare says %v", verr, perr)
+		}
+		if verr != nil {
+			return
+		}
+		if bytes.IndexByte(line, '\n') >= 0 {
+			t.Fatalf("prepared line holds a newline: %q", line)
+		}
+		if _, _, err := Classify(line); err != nil {
+			t.Fatalf("prepared line does not classify: %v", err)
+		}
+		var in, out map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &in); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(line, &out); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range in {
+			var a, b bytes.Buffer
+			json.Compact(&a, v)
+			json.Compact(&b, out[k])
+			if a.String() != b.String() {
+				t.Fatalf("field %q: %s became %s", k, v, out[k])
+			}
+		}
+		if out["id"] == nil || out["ts"] == nil {
+			t.Fatalf("prepared line lacks id or ts: %s", line)
+		}
+	})
+}
