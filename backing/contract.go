@@ -59,6 +59,14 @@ type Store interface {
 	// Restore brings a session back from the trash by id or former name,
 	// as as or, when as is "", its former name; it returns the name.
 	Restore(nameOrID, as string) (string, error)
+
+	// Subscribe calls fn with every change to the store (change.go) until
+	// the subscription is closed. A change this process makes reaches fn
+	// before the call that made it returns, after the engine let go of
+	// its locks; one made by another writer reaches it within a second,
+	// from a goroutine of the engine's. fn must not block for long and
+	// must not call into a FUSE mount of this store.
+	Subscribe(fn func(Change)) Subscription
 }
 
 // Session is one session: its meta, its branches and their messages.

@@ -65,16 +65,17 @@ func (h *appendHandle) Write(ctx context.Context, data []byte, off int64) (uint3
 	return n, errno
 }
 
-// unlock releases the handle, then tells the kernel of what a commit made
-// while it was held: no lock of the mount is held across a notification,
-// which waits for the kernel, which may wait for a request of this file.
-// The write or close returns after it, so a stat then sees the new size.
+// unlock releases the handle, then tells the kernel what the change feed
+// reported of a commit made while it was held (FS.flush): no lock of the
+// mount is held across a notification, which waits for the kernel, which
+// may wait for a request of this file. The write or close returns after
+// it, so a stat then sees the new size.
 func (h *appendHandle) unlock() {
 	grown := h.grown
 	h.grown = false
 	h.mu.Unlock()
 	if grown {
-		h.fsys.grew(h.ref)
+		h.fsys.flush()
 	}
 }
 

@@ -7,7 +7,7 @@
 // only what it returns (sizes.go), the frames around framed renderings
 // (frame.go) with the transcript header (header.go, which sessfs show and
 // export use too), and what the kernel caches of them: the renderings it holds,
-// told at once when an append through the mount grows them (live.go);
+// told of every change the store's change feed reports (live.go);
 // transcript.html and export.json, whose end moves, are read as they were
 // at open instead (rendered_handle.go). What open files buffer is bounded
 // mount-wide (budget.go, buffer.go).

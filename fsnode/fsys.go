@@ -41,10 +41,15 @@ type FS struct {
 	scratchSeq atomic.Uint64 // the number of the last editor's temporary: see scratchIno
 	budget     *budget       // what open handles may hold in memory: see buffer.go
 
+	flushMu sync.Mutex // held by a flush of stale renderings: see live.go
+
 	mu           sync.Mutex
 	sizes        map[sizeKey]*sizeCache
 	live         map[string]map[*renderedFile]struct{} // by branch key: see live.go
 	liveSessions map[string]int                        // by session id: how many renderings it has in live
+	sub          backing.Subscription                  // to the change feed, while live has renderings
+	kick         chan struct{}                         // wakes the flusher: see live.go
+	stale        map[string]bool                       // branch keys, or "<session>/" for all of one, to tell
 	scratch      map[string]*scratchSet                // by session id
 	reported     map[string]bool                       // damage already logged: see firstReport
 	big          bigPiece                              // the one piece kept between reads: see bigPiece
@@ -66,7 +71,8 @@ func New(st backing.Store, opts Options) *Root {
 // tick, long enough for a stat right after an append to see the old size.
 // Names are cached for a second (lookupAttr); so are the attributes of
 // folders (dirAttr) and of renderings, which an append through this mount
-// refreshes at once (live.go). Other files are never cached.
+// refreshes as the change feed reports (live.go). Other files are never
+// cached.
 const (
 	entryTimeout = time.Second
 	attrTimeout  = time.Second

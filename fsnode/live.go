@@ -1,13 +1,27 @@
 package fsnode
 
-// The renderings the kernel caches, by branch, so that an append through
-// this mount can tell them at once. Their attributes are cached for
-// attrTimeout (a grep over many sessions would otherwise cost several round
-// trips per file); appends by other writers show when that timeout lapses.
+import (
+	"strings"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// The renderings the kernel caches, by branch, and what the store's
+// change feed says of them: the one source of the mount's invalidation.
+// Their attributes are cached for attrTimeout (a grep over many sessions
+// would otherwise cost several round trips per file); a change by any
+// writer is told to the kernel as soon as the feed reports it: at once for
+// an append through this mount (the write returns after it), within the
+// feed's second for the command line or another mount.
 //
-// Only files whose bytes an append can change are kept: the whole-branch
+// Only files whose bytes a change can move are kept: the whole-branch
 // renderings, and the rendering of a branch's last turn (an earlier turn
-// never changes again).
+// never changes again). The mount subscribes to the feed while it keeps
+// some, and follows the sessions they belong to.
+//
+// Changes are queued under FS.mu (stale) and told by flush, which holds no
+// lock of the mount: a notification waits for the kernel, which may first
+// need a request of the same file answered.
 
 // watch records n as a live rendering of the branch named key. The caller
 // holds n.mu: FS.mu is taken after a node's lock, never before it.
@@ -19,45 +33,21 @@ func (f *FS) watch(key string, n *renderedFile) {
 		set = map[*renderedFile]struct{}{}
 		f.live[key] = set
 	}
-	if _, ok := set[n]; !ok {
-		set[n] = struct{}{}
-		f.liveSessions[n.ref.s.ID()]++
-	}
-}
-
-// grew tells the kernel about the new size of every live rendering of the
-// branch ref names, after an append through this mount: the write returns
-// only once a stat would see it. The caller holds no lock of the mount, and
-// grew takes none while notifying: a notification waits for the kernel,
-// which may first need a request of the same file answered.
-func (f *FS) grew(ref branchRef) {
-	f.mu.Lock()
-	watched := f.liveSessions[ref.s.ID()] > 0
-	f.mu.Unlock()
-	if !watched { // the common case for a harness: nothing to tell
+	if _, ok := set[n]; ok {
 		return
 	}
-	v, err := ref.view()
-	if err != nil {
+	set[n] = struct{}{}
+	sid := n.ref.s.ID()
+	f.liveSessions[sid]++
+	if f.liveSessions[sid] > 1 {
 		return
 	}
-	key := ref.key(v)
-	f.mu.Lock()
-	var files []*renderedFile
-	for n := range f.live[key] {
-		files = append(files, n)
+	if f.sub == nil {
+		f.sub = f.st.Subscribe(f.onChange)
+		f.kick = make(chan struct{}, 1)
+		go f.flusher(f.kick)
 	}
-	f.mu.Unlock()
-	for _, n := range files {
-		if sp, err := n.span(true); err == nil {
-			n.changed(sp)
-		}
-		// A turn the append finished (one write can end it and start the
-		// next) has just been told its last size: it will not grow again.
-		if n.turn > 0 && n.turn < v.Turns() {
-			f.unwatch(key, n)
-		}
-	}
+	f.sub.Follow(sid)
 }
 
 // unwatch forgets n: a finished turn, or a node the kernel forgot.
@@ -74,7 +64,91 @@ func (f *FS) unwatch(key string, n *renderedFile) {
 	}
 	sid := n.ref.s.ID()
 	f.liveSessions[sid]--
-	if f.liveSessions[sid] == 0 {
-		delete(f.liveSessions, sid)
+	if f.liveSessions[sid] > 0 {
+		return
+	}
+	delete(f.liveSessions, sid)
+	f.sub.Unfollow(sid)
+	if len(f.liveSessions) == 0 { // nothing cached to tell of
+		f.sub.Close()
+		close(f.kick)
+		f.sub, f.kick, f.stale = nil, nil, nil
+	}
+}
+
+// onChange queues what a change makes stale: the renderings of the branch
+// that grew, or all of a session's when its meta or branches changed
+// (every rendering's header names them). Another session's changes, and
+// the names', touch no live rendering.
+func (f *FS) onChange(c backing.Change) {
+	key := c.Session + "/" + c.Branch
+	switch c.Kind {
+	case backing.Appended:
+	case backing.MetaChanged, backing.BranchesChanged:
+		key = c.Session + "/"
+	default:
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.kick == nil || f.liveSessions[c.Session] == 0 {
+		return
+	}
+	if f.stale == nil {
+		f.stale = map[string]bool{}
+	}
+	f.stale[key] = true
+	select {
+	case f.kick <- struct{}{}:
+	default: // a flush is due already
+	}
+}
+
+// flusher tells the kernel of what the feed reported, on the feed's time.
+func (f *FS) flusher(kick <-chan struct{}) {
+	for range kick {
+		f.flush()
+	}
+}
+
+// flush tells the kernel the new size of every rendering queued as stale.
+// An append through this mount calls it before its write returns, so that
+// a stat then sees the new size; the flusher calls it for the others.
+// Flushes take turns (flushMu, which no request of the kernel's takes): a
+// flush returns only after what was queued when it began has been told,
+// by it or by the flush under way.
+func (f *FS) flush() {
+	f.flushMu.Lock()
+	defer f.flushMu.Unlock()
+	type live struct {
+		key string
+		n   *renderedFile
+	}
+	f.mu.Lock()
+	stale := f.stale
+	f.stale = nil
+	var files []live
+	for key, set := range f.live {
+		sid, _, _ := strings.Cut(key, "/")
+		if stale[key] || stale[sid+"/"] {
+			for n := range set {
+				files = append(files, live{key, n})
+			}
+		}
+	}
+	f.mu.Unlock()
+	for _, l := range files {
+		n := l.n
+		sp, err := n.span(true)
+		if err != nil {
+			continue
+		}
+		n.changed(sp)
+		// A turn the change finished (one write can end it and start
+		// the next) has just been told its last size: it will not grow
+		// again.
+		if n.turn > 0 && n.turn < sp.v.Turns() {
+			f.unwatch(l.key, n)
+		}
 	}
 }

@@ -169,8 +169,7 @@ func (n *renderedFile) sizeCache(k sizeKey) *sizeCache {
 }
 
 // attr answers stat and lookup. The kernel may keep the answer for
-// attrTimeout: appends through this mount refresh it at once (FS.grew),
-// and appends by others show when it lapses.
+// attrTimeout, or until the change feed reports a change (live.go).
 func (n *renderedFile) attr(out *fuse.AttrOut) syscall.Errno {
 	sp, err := n.span(true)
 	if err != nil {
@@ -224,7 +223,7 @@ func (n *renderedFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.
 // pages too; a size that shrank (a repair) or a head that changed length
 // (a new title) drops everything. Every size
 // the kernel learns passes here: lookups and getattrs both answer from
-// attr, and appends through the mount from FS.grew.
+// attr, and the change feed's from FS.flush.
 func (n *renderedFile) changed(sp span) {
 	size, sum := sp.size(), crc32.ChecksumIEEE(sp.head)
 	n.mu.Lock()

@@ -38,10 +38,10 @@ func (s *Session) Append(branch string, msgs [][]byte) error {
 	return s.AppendID(b.ID, msgs)
 }
 
-// AppendID is Append to a branch named by its id ("" is the default
+// appendID is Append to a branch named by its id ("" is the default
 // branch), for holders that follow a branch across renames. A branch
 // deleted meanwhile fails with ErrNotFound.
-func (s *Session) AppendID(branchID string, msgs [][]byte) error {
+func (s *Session) appendID(branchID string, msgs [][]byte) error {
 	if len(msgs) == 0 {
 		return nil
 	}

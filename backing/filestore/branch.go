@@ -103,13 +103,13 @@ func encodeBranch(b backing.Branch) []byte {
 	return append(data, '\n')
 }
 
-// Fork creates branch name from the branch of id from ("" is the default
+// forkBranch creates branch name from the branch of id from ("" is the default
 // branch), keeping the first at messages of from (Head: all of them, as of
 // now). It copies no message and writes one small file and one empty log,
 // whatever the length of from. Branch operations take ids: a name is
 // looked up once, by whoever got it from a user, so a rename in between
 // cannot redirect the operation to another branch.
-func (s *Session) Fork(from string, at int, name string) (backing.Branch, error) {
+func (s *Session) forkBranch(from string, at int, name string) (backing.Branch, error) {
 	if err := backing.ValidName(name); err != nil {
 		return backing.Branch{}, err
 	}
@@ -155,8 +155,8 @@ func (s *Session) branchOrDefault(id string) (backing.Branch, error) {
 	return s.BranchByID(id)
 }
 
-// RenameBranch renames the branch of id: one atomic replace of its file.
-func (s *Session) RenameBranch(id, name string) error {
+// renameBranch renames the branch of id: one atomic replace of its file.
+func (s *Session) renameBranch(id, name string) error {
 	if err := backing.ValidName(name); err != nil {
 		return err
 	}
@@ -180,11 +180,11 @@ func (s *Session) RenameBranch(id, name string) error {
 	return writeFileAtomic(s.branchFile(b.ID), encodeBranch(b))
 }
 
-// DeleteBranch moves the branch of id and its log into the session's
+// deleteBranch moves the branch of id and its log into the session's
 // trash folder. The default branch cannot be deleted (ErrBusy), nor a
 // branch others forked from (ErrNotEmpty): delete or keep the children
 // first.
-func (s *Session) DeleteBranch(id string) error {
+func (s *Session) deleteBranch(id string) error {
 	unlock, err := s.lockWritable()
 	if err != nil {
 		return err

@@ -106,13 +106,13 @@ func (st *Store) nameFree(name string) error {
 	}
 }
 
-// Create makes a new session named name (a generated name when empty) with
+// createSession makes a new session named name (a generated name when empty) with
 // the given metadata; id, name, dates and state are set by the store (a
 // creation time in the past is kept: an import). The session's folder is
 // made whole under a temporary name, then renamed into place, then linked
 // under its name: a failure or a crash leaves no half-made session, and an
 // error leaves nothing at all.
-func (st *Store) Create(name string, m backing.Meta) (backing.Session, backing.Meta, error) {
+func (st *Store) createSession(name string, m backing.Meta) (backing.Session, backing.Meta, error) {
 	id, err := newID()
 	if err != nil {
 		return nil, m, err
@@ -221,8 +221,8 @@ func (st *Store) changeNames(id string, change func(*backing.Meta), step func() 
 	return nil
 }
 
-// Rename gives a session a new name; the session's folder does not move.
-func (st *Store) Rename(old, name string) error {
+// renameSession gives a session a new name; the session's folder does not move.
+func (st *Store) renameSession(old, name string) error {
 	if err := backing.ValidSessionName(name); err != nil {
 		return err
 	}
@@ -253,9 +253,9 @@ func (st *Store) Rename(old, name string) error {
 	})
 }
 
-// Trash moves a session to the trash: its name is freed, nothing is
+// trash moves a session to the trash: its name is freed, nothing is
 // deleted, and Restore brings it back.
-func (st *Store) Trash(name string) error {
+func (st *Store) trash(name string) error {
 	unlock, err := st.nsLock()
 	if err != nil {
 		return err
@@ -284,9 +284,9 @@ func (st *Store) Trash(name string) error {
 	})
 }
 
-// Restore brings a session back from the trash, by id or by the name it had,
+// restore brings a session back from the trash, by id or by the name it had,
 // under that name or under as when given. It returns the name.
-func (st *Store) Restore(nameOrID, as string) (string, error) {
+func (st *Store) restore(nameOrID, as string) (string, error) {
 	unlock, err := st.nsLock()
 	if err != nil {
 		return "", err
@@ -354,14 +354,14 @@ func (st *Store) findTrashed(nameOrID string) (string, error) {
 		backing.ErrExist, len(found), nameOrID, strings.Join(found, ", "))
 }
 
-// Archive moves a session out of the default listing; it keeps its name
+// archive moves a session out of the default listing; it keeps its name
 // and can still be opened, read and written.
-func (st *Store) Archive(name string) error {
+func (st *Store) archive(name string) error {
 	return st.moveName(name, "names", "archive", backing.StateArchived)
 }
 
-// Unarchive brings an archived session back to the default listing.
-func (st *Store) Unarchive(name string) error {
+// unarchive brings an archived session back to the default listing.
+func (st *Store) unarchive(name string) error {
 	return st.moveName(name, "archive", "names", backing.StateActive)
 }
 

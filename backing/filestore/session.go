@@ -164,7 +164,7 @@ func (s *Session) updateMetaLocked(change func(*backing.Meta) error) (backing.Me
 	return m, writeFileAtomic(s.path("meta.json"), data)
 }
 
-// EditMeta replaces meta.json with doc, the way a user edits it: doc must be
+// editMeta replaces meta.json with doc, the way a user edits it: doc must be
 // a JSON object with the session's id. The fields the store owns (id, name,
 // dates, state, trash time) keep their values whatever doc says; every other
 // field, known or not, takes doc's value, and a field doc leaves out is
@@ -172,7 +172,7 @@ func (s *Session) updateMetaLocked(change func(*backing.Meta) error) (backing.Me
 // that a person can mend it) is replaced by doc whole, its name and state
 // taken from the session's name link, as fsck would; the old bytes go to
 // the session's quarantine.
-func (s *Session) EditMeta(doc []byte) (backing.Meta, error) {
+func (s *Session) editMeta(doc []byte) (backing.Meta, error) {
 	in, err := s.CheckMeta(doc)
 	if err != nil {
 		return in, err
@@ -219,8 +219,8 @@ func (s *Session) mendMeta(m backing.Meta) (backing.Meta, error) {
 	return m, s.writeMeta(m)
 }
 
-// SetTitle sets the session's title, which must be valid UTF-8.
-func (s *Session) SetTitle(title string) error {
+// setTitle sets the session's title, which must be valid UTF-8.
+func (s *Session) setTitle(title string) error {
 	if !utf8.ValidString(title) {
 		return fmt.Errorf("%w: title: not valid UTF-8", backing.ErrInvalid)
 	}
@@ -231,9 +231,9 @@ func (s *Session) SetTitle(title string) error {
 	return err
 }
 
-// SetExtra sets one key of meta.json that the store does not own (an
+// setExtra sets one key of meta.json that the store does not own (an
 // importer's record of its source, say); a nil value removes it.
-func (s *Session) SetExtra(key string, v json.RawMessage) error {
+func (s *Session) setExtra(key string, v json.RawMessage) error {
 	if err := backing.ValidExtra(key, v); err != nil {
 		return err
 	}
@@ -252,9 +252,9 @@ func (s *Session) SetExtra(key string, v json.RawMessage) error {
 	return err
 }
 
-// SetParent records the session this one was derived from (its id), as an
+// setParent records the session this one was derived from (its id), as an
 // importer does for an agent's forked sessions.
-func (s *Session) SetParent(id string) error {
+func (s *Session) setParent(id string) error {
 	_, err := s.updateMeta(func(m *backing.Meta) error {
 		m.Parent, m.Updated = id, now()
 		return nil
@@ -262,11 +262,11 @@ func (s *Session) SetParent(id string) error {
 	return err
 }
 
-// Backdate sets the time of a branch's last message to t, for messages an
+// backdate sets the time of a branch's last message to t, for messages an
 // importer brings in that were written earlier elsewhere: listings then
 // sort and date the session by when it happened, not when it was imported.
 // It never moves the time forward.
-func (s *Session) Backdate(branchID string, t time.Time) error {
+func (s *Session) backdate(branchID string, t time.Time) error {
 	unlock, err := s.lockWritable()
 	if err != nil {
 		return err

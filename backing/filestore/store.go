@@ -48,6 +48,8 @@ type Store struct {
 	mu       sync.Mutex
 	sessions map[string]*Session // by id: one handle per session per process
 	ns       *fileLock
+
+	feed feed // the change feed's subscribers (feed.go)
 }
 
 // DefaultRoot is where the store lives when no --store flag is given:

@@ -38,10 +38,10 @@ func (st *Store) SweepConfig() (backing.SweepConfig, error) {
 	}, nil
 }
 
-// Sweep applies the lifecycle policy as of time t: active sessions with no
+// sweep applies the lifecycle policy as of time t: active sessions with no
 // append for ArchiveAfter are archived, trashed sessions older than
 // PurgeAfter are deleted for good.
-func (st *Store) Sweep(cfg backing.SweepConfig, t time.Time, dryRun bool) (backing.SweepReport, error) {
+func (st *Store) sweep(cfg backing.SweepConfig, t time.Time, dryRun bool) (backing.SweepReport, error) {
 	var rep backing.SweepReport
 	if cfg.ArchiveAfter <= 0 && cfg.PurgeAfter <= 0 {
 		return rep, nil

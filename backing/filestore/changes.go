@@ -1,0 +1,210 @@
+package filestore
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// The calls that change the store, each publishing what it changed to the
+// change feed (feed.go) once it succeeded and let go of its locks: the one
+// place that says which call publishes what. Each does its work in the
+// unexported method of its name.
+
+// AppendID is appendID, told to the change feed, with the title the
+// first prompt gave when it gave one.
+func (s *Session) AppendID(branchID string, msgs [][]byte) error {
+	titled := s.titled.Load()
+	if err := s.appendID(branchID, msgs); err != nil || len(msgs) == 0 {
+		return err
+	}
+	if subs := s.st.subscribers(); subs != nil {
+		s.publishAppend(subs, branchID)
+		if !titled && s.titled.Load() { // the first prompt titled it
+			publish(subs, backing.Change{Kind: backing.MetaChanged, Session: s.id})
+		}
+	}
+	return nil
+}
+
+// Backdate is backdate, told to the change feed.
+func (s *Session) Backdate(branchID string, t time.Time) error {
+	if err := s.backdate(branchID, t); err != nil {
+		return err
+	}
+	if subs := s.st.subscribers(); subs != nil {
+		s.publishAppend(subs, branchID)
+	}
+	return nil
+}
+
+// publishAppend tells subs that branch id ("" the default) grew, with
+// its length as a view counts it.
+func (s *Session) publishAppend(subs []*subscription, id string) {
+	b, err := s.BranchByID(id)
+	if err != nil {
+		return // deleted meanwhile: its deletion is told
+	}
+	c := backing.Change{Kind: backing.Appended, Session: s.id, Branch: b.ID, Len: -1}
+	if v, err := s.view(b); err == nil {
+		c.Len = v.Len()
+	}
+	publish(subs, c)
+}
+
+// Fork is forkBranch, told to the change feed.
+func (s *Session) Fork(from string, at int, name string) (backing.Branch, error) {
+	b, err := s.forkBranch(from, at, name)
+	if err == nil {
+		s.publishBranch(b.ID)
+	}
+	return b, err
+}
+
+// RenameBranch is renameBranch, told to the change feed.
+func (s *Session) RenameBranch(id, name string) error {
+	if err := s.renameBranch(id, name); err != nil {
+		return err
+	}
+	if b, err := s.Branch(name); err == nil {
+		s.publishBranch(b.ID)
+	}
+	return nil
+}
+
+// DeleteBranch is deleteBranch, told to the change feed.
+func (s *Session) DeleteBranch(id string) error {
+	if err := s.deleteBranch(id); err != nil {
+		return err
+	}
+	s.publishBranch(id)
+	return nil
+}
+
+func (s *Session) publishBranch(id string) {
+	if subs := s.st.subscribers(); subs != nil {
+		publish(subs, backing.Change{Kind: backing.BranchesChanged, Session: s.id, Branch: id})
+	}
+}
+
+// EditMeta is editMeta, told to the change feed.
+func (s *Session) EditMeta(doc []byte) (backing.Meta, error) {
+	m, err := s.editMeta(doc)
+	if err == nil {
+		s.publishMeta()
+	}
+	return m, err
+}
+
+// SetTitle is setTitle, told to the change feed.
+func (s *Session) SetTitle(title string) error {
+	return s.metaChanged(s.setTitle(title))
+}
+
+// SetExtra is setExtra, told to the change feed.
+func (s *Session) SetExtra(key string, v json.RawMessage) error {
+	return s.metaChanged(s.setExtra(key, v))
+}
+
+// SetParent is setParent, told to the change feed.
+func (s *Session) SetParent(id string) error {
+	return s.metaChanged(s.setParent(id))
+}
+
+// metaChanged publishes a meta change when err, the change's outcome, is
+// nil, and returns err.
+func (s *Session) metaChanged(err error) error {
+	if err == nil {
+		s.publishMeta()
+	}
+	return err
+}
+
+func (s *Session) publishMeta() {
+	if subs := s.st.subscribers(); subs != nil {
+		publish(subs, backing.Change{Kind: backing.MetaChanged, Session: s.id})
+	}
+}
+
+// Create is createSession, told to the change feed.
+func (st *Store) Create(name string, m backing.Meta) (backing.Session, backing.Meta, error) {
+	s, m, err := st.createSession(name, m)
+	if err != nil {
+		return nil, m, err
+	}
+	st.publishNames(s.ID())
+	return s, m, nil
+}
+
+// Rename is renameSession, told to the change feed.
+func (st *Store) Rename(old, name string) error {
+	if err := st.renameSession(old, name); err != nil {
+		return err
+	}
+	st.publishName(name)
+	return nil
+}
+
+// Archive is archive, told to the change feed.
+func (st *Store) Archive(name string) error {
+	if err := st.archive(name); err != nil {
+		return err
+	}
+	st.publishName(name)
+	return nil
+}
+
+// Unarchive is unarchive, told to the change feed.
+func (st *Store) Unarchive(name string) error {
+	if err := st.unarchive(name); err != nil {
+		return err
+	}
+	st.publishName(name)
+	return nil
+}
+
+// Trash is trash, told to the change feed.
+func (st *Store) Trash(name string) error {
+	id, _, _ := st.lookupName(name) // after, the name is gone
+	if err := st.trash(name); err != nil {
+		return err
+	}
+	st.publishNames(id)
+	return nil
+}
+
+// Restore is restore, told to the change feed.
+func (st *Store) Restore(nameOrID, as string) (string, error) {
+	name, err := st.restore(nameOrID, as)
+	if err == nil {
+		st.publishName(name)
+	}
+	return name, err
+}
+
+// Sweep is sweep, told to the change feed.
+func (st *Store) Sweep(cfg backing.SweepConfig, t time.Time, dryRun bool) (backing.SweepReport, error) {
+	rep, err := st.sweep(cfg, t, dryRun)
+	if !dryRun {
+		for _, id := range rep.Purged {
+			st.publishNames(id)
+		}
+	}
+	return rep, err
+}
+
+// publishName tells of a names change of the session now named name.
+func (st *Store) publishName(name string) {
+	if st.subscribers() == nil {
+		return
+	}
+	id, _, _ := st.lookupName(name)
+	st.publishNames(id)
+}
+
+func (st *Store) publishNames(id string) {
+	if subs := st.subscribers(); subs != nil {
+		publish(subs, backing.Change{Kind: backing.NamesChanged, Session: id})
+	}
+}
