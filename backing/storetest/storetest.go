@@ -21,6 +21,8 @@ type area struct {
 var areas = []area{
 	{"Store", testStore},
 	{"Sessions", testSessions},
+	{"Namespace", testNamespace},
+	{"Trash", testTrash},
 }
 
 // Run runs the conformance suite against the engine open makes: one
