@@ -23,6 +23,8 @@ var areas = []area{
 	{"Sessions", testSessions},
 	{"Namespace", testNamespace},
 	{"Trash", testTrash},
+	{"Meta", testMeta},
+	{"Times", testTimes},
 }
 
 // Run runs the conformance suite against the engine open makes: one
