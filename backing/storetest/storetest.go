@@ -25,6 +25,9 @@ var areas = []area{
 	{"Trash", testTrash},
 	{"Meta", testMeta},
 	{"Times", testTimes},
+	{"Appends", testAppends},
+	{"ExactlyOnce", testExactlyOnce},
+	{"Concurrency", testConcurrency},
 }
 
 // Run runs the conformance suite against the engine open makes: one
