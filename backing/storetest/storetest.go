@@ -28,6 +28,8 @@ var areas = []area{
 	{"Appends", testAppends},
 	{"ExactlyOnce", testExactlyOnce},
 	{"Concurrency", testConcurrency},
+	{"Branches", testBranches},
+	{"Forks", testForks},
 }
 
 // Run runs the conformance suite against the engine open makes: one
