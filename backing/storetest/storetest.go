@@ -30,6 +30,8 @@ var areas = []area{
 	{"Concurrency", testConcurrency},
 	{"Branches", testBranches},
 	{"Forks", testForks},
+	{"Views", testViews},
+	{"Turns", testTurns},
 }
 
 // Run runs the conformance suite against the engine open makes: one
