@@ -32,6 +32,8 @@ var areas = []area{
 	{"Forks", testForks},
 	{"Views", testViews},
 	{"Turns", testTurns},
+	{"Checker", testChecker},
+	{"Sweeper", testSweeper},
 }
 
 // Run runs the conformance suite against the engine open makes: one
