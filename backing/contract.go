@@ -33,8 +33,8 @@ type Store interface {
 	// archive, trash, restore); the zero time if unknown.
 	NamesChanged() time.Time
 	// List reads every active session's meta and counts, with the
-	// archived ones too when all is set. A session that cannot be read
-	// is listed with its error.
+	// archived and trashed ones too when all is set. A session that
+	// cannot be read is listed with its error.
 	List(all bool) ([]SessionInfo, error)
 
 	// Session opens an active or archived session by name.

@@ -158,13 +158,16 @@ func Edited(old, in Meta, t time.Time) Meta {
 }
 
 // ValidExtra checks a field of meta.json that the store does not own, as
-// SetExtra sets it: not one of Meta's keys, in valid UTF-8.
+// SetExtra sets it: not one of Meta's keys, a JSON value in valid UTF-8.
 func ValidExtra(key string, v json.RawMessage) error {
 	if metaFields[key] {
 		return fmt.Errorf("%w: meta.json: %q belongs to the store", ErrInvalid, key)
 	}
 	if !utf8.ValidString(key) || (v != nil && !utf8.Valid(v)) {
 		return fmt.Errorf("%w: meta.json: %q: not valid UTF-8", ErrInvalid, key)
+	}
+	if v != nil && !json.Valid(v) {
+		return fmt.Errorf("%w: meta.json: %q: not a JSON value", ErrInvalid, key)
 	}
 	return nil
 }

@@ -45,13 +45,13 @@ func (s *Session) appendID(branchID string, msgs [][]byte) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	if branchID == "" {
-		b, err := s.Branch("")
-		if err != nil {
-			return err
-		}
-		branchID = b.ID
+	// The id must name a branch of the list, never a path: the log's
+	// file name is made of it.
+	b, err := s.BranchByID(branchID)
+	if err != nil {
+		return err
 	}
+	branchID = b.ID
 	p := &pending{branch: branchID, done: make(chan error, 1)}
 	t := now()
 	for i, raw := range msgs {

@@ -30,12 +30,15 @@ func (st *Store) Space() (backing.Space, error) {
 // Location is where the store is, as a user would name it: its folder.
 func (st *Store) Location() string { return st.root }
 
-// NamesChanged is when a session was last created, renamed, archived or
-// removed: the mtime of the names folder. The zero time if unknown.
+// NamesChanged is when a session was last created, renamed, archived,
+// trashed, restored or removed: the latest mtime of the folders of names
+// (names, archive, trash). The zero time if unknown.
 func (st *Store) NamesChanged() time.Time {
-	fi, err := stat(st.path("names"))
-	if err != nil {
-		return time.Time{}
+	var t time.Time
+	for _, dir := range []string{"names", "archive", "trash"} {
+		if fi, err := stat(st.path(dir)); err == nil && fi.ModTime().After(t) {
+			t = fi.ModTime()
+		}
 	}
-	return fi.ModTime()
+	return t
 }
