@@ -11,11 +11,14 @@ import (
 // TestConformance runs the contract's conformance suite against the file
 // engine.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) backing.Store {
-		st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
+	open := func(t *testing.T, dir string) backing.Store {
+		st, err := filestore.Open(dir, filestore.Options{Sync: filestore.SyncNone})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return st
-	})
+	}
+	storetest.Run(t,
+		func(t *testing.T) backing.Store { return open(t, t.TempDir()) },
+		func(t *testing.T, st backing.Store) backing.Store { return open(t, st.Location()) })
 }

@@ -11,6 +11,11 @@ import (
 // Opener returns a fresh, empty store, cleaned up when t ends.
 type Opener func(t *testing.T) backing.Store
 
+// Again returns another handle on st's store, as another process (the
+// command line, a second mount) would open it: the change feed of st must
+// report what is changed through it.
+type Again func(t *testing.T, st backing.Store) backing.Store
+
 // area is one part of the contract, a subtest of Run.
 type area struct {
 	name string
@@ -38,8 +43,9 @@ var areas = []area{
 
 // Run runs the conformance suite against the engine open makes: one
 // subtest per area of the contract, each made of parallel subtests with a
-// store of their own.
-func Run(t *testing.T, open func(t *testing.T) backing.Store) {
+// store of their own, and the change feed's (feed.go), which again lets
+// write as another writer.
+func Run(t *testing.T, open Opener, again Again) {
 	t.Helper()
 	for _, a := range areas {
 		t.Run(a.name, func(t *testing.T) {
@@ -47,6 +53,10 @@ func Run(t *testing.T, open func(t *testing.T) backing.Store) {
 			a.run(t, open)
 		})
 	}
+	t.Run("Feed", func(t *testing.T) {
+		t.Parallel()
+		testFeed(t, open, again)
+	})
 }
 
 // cases runs each case, in the order of its name, as a parallel subtest
