@@ -48,6 +48,7 @@ type FS struct {
 	live         map[string]map[*renderedFile]struct{} // by branch key: see live.go
 	liveSessions map[string]int                        // by session id: how many renderings it has in live
 	sub          backing.Subscription                  // to the change feed, while live has renderings
+	opened       map[string]int                        // by session id: its open renderings, followed in sub
 	kick         chan struct{}                         // wakes the flusher: see live.go
 	stale        map[string]bool                       // branch keys, or "<session>/" for all of one, to tell
 	scratch      map[string]*scratchSet                // by session id
@@ -61,7 +62,7 @@ func New(st backing.Store, opts Options) *Root {
 		opts.MaxBuffered = DefaultMaxBuffered
 	}
 	f := &FS{st: st, opts: opts, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()), budget: &budget{max: opts.MaxBuffered},
-		sizes: map[sizeKey]*sizeCache{}, live: map[string]map[*renderedFile]struct{}{}, liveSessions: map[string]int{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
+		sizes: map[sizeKey]*sizeCache{}, live: map[string]map[*renderedFile]struct{}{}, liveSessions: map[string]int{}, opened: map[string]int{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
 	return &Root{base: base{fsys: f}}
 }
 

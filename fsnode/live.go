@@ -17,7 +17,11 @@ import (
 // Only files whose bytes a change can move are kept: the whole-branch
 // renderings, and the rendering of a branch's last turn (an earlier turn
 // never changes again). The mount subscribes to the feed while it keeps
-// some, and follows the sessions they belong to.
+// some, and follows (asks for other writers' changes of) the sessions
+// whose renderings are open: a reader such as tail -f hears of an append
+// at once, and the feed's cost stays with what is read, not with every
+// file the kernel remembers (ls -l of 10,000 sessions). A rendering that
+// is cached but not open is told at its next stat, attrTimeout at most.
 //
 // Changes are queued under FS.mu (stale) and told by flush, which holds no
 // lock of the mount: a notification waits for the kernel, which may first
@@ -37,17 +41,39 @@ func (f *FS) watch(key string, n *renderedFile) {
 		return
 	}
 	set[n] = struct{}{}
-	sid := n.ref.s.ID()
-	f.liveSessions[sid]++
-	if f.liveSessions[sid] > 1 {
-		return
-	}
+	f.liveSessions[n.ref.s.ID()]++
 	if f.sub == nil {
 		f.sub = f.st.Subscribe(f.onChange)
 		f.kick = make(chan struct{}, 1)
 		go f.flusher(f.kick)
+		for sid := range f.opened {
+			f.sub.Follow(sid)
+		}
 	}
-	f.sub.Follow(sid)
+}
+
+// follow records an open rendering of session sid: its changes by other
+// writers are asked for while one is open.
+func (f *FS) follow(sid string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.opened[sid]++
+	if f.opened[sid] == 1 && f.sub != nil {
+		f.sub.Follow(sid)
+	}
+}
+
+// unfollow undoes follow, at the release of the open file.
+func (f *FS) unfollow(sid string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.opened[sid]--; f.opened[sid] > 0 {
+		return
+	}
+	delete(f.opened, sid)
+	if f.sub != nil {
+		f.sub.Unfollow(sid)
+	}
 }
 
 // unwatch forgets n: a finished turn, or a node the kernel forgot.
@@ -68,7 +94,6 @@ func (f *FS) unwatch(key string, n *renderedFile) {
 		return
 	}
 	delete(f.liveSessions, sid)
-	f.sub.Unfollow(sid)
 	if len(f.liveSessions) == 0 { // nothing cached to tell of
 		f.sub.Close()
 		close(f.kick)

@@ -265,7 +265,9 @@ func (n *renderedFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, u
 		return nil, 0, syscall.EACCES
 	}
 	if !n.endMoves() {
-		return nil, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
+		sid := n.ref.s.ID()
+		n.fsys.follow(sid)
+		return &followHandle{fsys: n.fsys, sid: sid}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 	}
 	sp, err := n.span(true)
 	if err != nil {
