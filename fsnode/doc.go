@@ -10,7 +10,8 @@
 // told of every change the store's change feed reports (live.go);
 // transcript.html and export.json, whose end moves, are read as they were
 // at open instead (rendered_handle.go). What open files buffer is bounded
-// mount-wide (budget.go, buffer.go).
+// mount-wide (budget.go, buffer.go). MountTable (mounttable.go) reads the
+// mount table, for the command line and the tests.
 //
 // One node type a file: root.go, session_dir.go, branches_dir.go,
 // branch_dir.go, turns_dir.go, turn_dir.go, fork_dir.go, rendered_file.go,

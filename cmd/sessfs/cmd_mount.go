@@ -241,7 +241,7 @@ func checkPaths(mnt, store, source string) (realMnt, realStore, realSource strin
 		return "", "", "", fmt.Errorf("the store %s is inside or over the agent's folder %s: choose another --store", shown(store, realStore), shown(source, realSource))
 	}
 	if e, ok := sessfsMountOver(realStore); ok {
-		return "", "", "", fmt.Errorf("the store %s is inside the sessfs mount at %s: choose a store outside every sessfs mount", shown(store, realStore), e.dir)
+		return "", "", "", fmt.Errorf("the store %s is inside the sessfs mount at %s: choose a store outside every sessfs mount", shown(store, realStore), e.Dir)
 	}
 	return realMnt, realStore, realSource, nil
 }
@@ -285,20 +285,20 @@ func checkMountpoint(mnt string) error {
 // mount point. Only sessfs's own mounts are cleared: a dead mount of
 // another filesystem (sshfs's, say) is its user's to deal with, and
 // whatever is mounted must not be hidden.
-func mountedVerdict(mnt string, e mountEntry, dead bool) (clear bool, err error) {
-	if dead && e.fstype == sessfsType {
+func mountedVerdict(mnt string, e fsnode.Mount, dead bool) (clear bool, err error) {
+	if dead && e.FSType == fsnode.FSType {
 		return true, nil
 	}
 	return false, alreadyMounted(mnt, e, dead)
 }
 
 // alreadyMounted refuses mount point mnt, where e is mounted.
-func alreadyMounted(mnt string, e mountEntry, dead bool) error {
+func alreadyMounted(mnt string, e fsnode.Mount, dead bool) error {
 	state := ""
 	if dead {
 		state = " (a dead one: its daemon is gone)"
 	}
-	return fmt.Errorf("%s is already %s%s: unmount it first, or choose another folder", mnt, e.what(), state)
+	return fmt.Errorf("%s is already %s%s: unmount it first, or choose another folder", mnt, mountDesc(e), state)
 }
 
 // deadMount reports whether mnt is a FUSE mount whose daemon is gone.
@@ -399,8 +399,8 @@ func runUmount(args []string) int {
 			return c.fail(fmt.Errorf("%s is not a sessfs mount: %w", rest[0], err))
 		}
 		return c.fail(fmt.Errorf("%s is not a sessfs mount: nothing is mounted there", rest[0]))
-	case e.fstype != sessfsType:
-		return c.fail(fmt.Errorf("%s is not a sessfs mount: it is %s (unmount that with umount)", rest[0], e.what()))
+	case e.FSType != fsnode.FSType:
+		return c.fail(fmt.Errorf("%s is not a sessfs mount: it is %s (unmount that with umount)", rest[0], mountDesc(e)))
 	}
 	if err := unmount(mnt, *lazy); err != nil {
 		return c.fail(err)

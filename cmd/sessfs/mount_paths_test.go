@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sessfs/sessfs/fsnode"
 )
 
 // mountIn runs `sessfs mount ARGS` in dir and returns how it ended. A mount
@@ -56,14 +58,14 @@ func mountsUnder(t *testing.T, base string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mounts, err := mountTable()
+	mounts, err := fsnode.MountTable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var under []string
 	for _, m := range mounts {
-		if within(m.dir, real) {
-			under = append(under, m.dir)
+		if within(m.Dir, real) {
+			under = append(under, m.Dir)
 		}
 	}
 	return under
@@ -236,15 +238,15 @@ func TestMountThroughLinks(t *testing.T) {
 // of another filesystem, or a live one, is refused with what it is.
 func TestMountedVerdict(t *testing.T) {
 	for _, c := range []struct {
-		e     mountEntry
+		e     fsnode.Mount
 		dead  bool
 		clear bool
 		msg   string
 	}{
-		{mountEntry{dir: "/m", fstype: sessfsType, source: "/store"}, true, true, ""},
-		{mountEntry{dir: "/m", fstype: sessfsType, source: "/store"}, false, false, "/m is already a sessfs mount of /store: unmount it first, or choose another folder"},
-		{mountEntry{dir: "/m", fstype: "fuse.sshfs", source: "host:"}, true, false, "/m is already a mount of type fuse.sshfs (a dead one: its daemon is gone): unmount it first, or choose another folder"},
-		{mountEntry{dir: "/m", fstype: "ext4", source: "/dev/sda1"}, false, false, "/m is already a mount of type ext4: unmount it first, or choose another folder"},
+		{fsnode.Mount{Dir: "/m", FSType: fsnode.FSType, Source: "/store"}, true, true, ""},
+		{fsnode.Mount{Dir: "/m", FSType: fsnode.FSType, Source: "/store"}, false, false, "/m is already a sessfs mount of /store: unmount it first, or choose another folder"},
+		{fsnode.Mount{Dir: "/m", FSType: "fuse.sshfs", Source: "host:"}, true, false, "/m is already a mount of type fuse.sshfs (a dead one: its daemon is gone): unmount it first, or choose another folder"},
+		{fsnode.Mount{Dir: "/m", FSType: "ext4", Source: "/dev/sda1"}, false, false, "/m is already a mount of type ext4: unmount it first, or choose another folder"},
 	} {
 		clear, err := mountedVerdict("/m", c.e, c.dead)
 		msg := ""

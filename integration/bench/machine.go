@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/sessfs/sessfs/integration/mounttest"
+	"github.com/sessfs/sessfs/fsnode"
 )
 
 func printMachine(c *config) {
@@ -53,7 +53,7 @@ func cstr(b []int8) string {
 
 // mountOf finds the mount holding path in the mount table.
 func mountOf(path string) (fsType, dev, mountPoint string) {
-	mounts, err := mounttest.Table()
+	mounts, err := fsnode.MountTable()
 	if err != nil {
 		return "?", "?", "?"
 	}

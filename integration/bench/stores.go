@@ -122,7 +122,7 @@ func unmountAll() {
 // checkMounts returns any mount under work still in the mount table, and
 // detaches it, as a last resort, so that the work folder can go.
 func checkMounts(work string) string {
-	table, _ := mounttest.Table()
+	table, _ := fsnode.MountTable()
 	var left []string
 	for _, m := range table {
 		if strings.HasPrefix(m.Dir, work+"/") {
