@@ -8,17 +8,18 @@ import (
 	"time"
 )
 
-// fuzzSeeds are lines a log may hold, good and bad.
-var fuzzSeeds = []string{
-	`{"role":"user","content":"hi"}` + "\n",
-	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}` + "\n" + `{"role":"assistant","content":"a"}` + "\n",
-	"garbage\n" + `{"role":"user","content":"x"}` + "\n" + `{"role":"us`,
-	"\n\n  \n" + `{"id":"1","ts":"t","role":"r","content":[]}` + "\n",
-	"{\"role\":\"user\",\"content\":\"\xff\"}\n",
-	`{"role":"user","content":"x"} trailing` + "\n",
+// messageSeeds are single messages, good and bad, that FuzzValidateMessage
+// starts from (the file engine's FuzzDecodeLines starts from whole logs).
+var messageSeeds = []string{
+	`{"role":"user","content":"hi"}`,
+	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}`,
+	`{"id":"1","ts":"t","role":"r","content":[]}`,
+	"{\"role\":\"user\",\"content\":\"\xff\"}",
+	`{"role":"user","content":"x"} trailing`,
+	`{"role":"us`,
 	// Found by FuzzValidateMessage: "Ts" was taken for "ts", so the
 	// prepared line got no time.
-	`{"role":"user","content":"x","Ts":""}` + "\n",
+	`{"role":"user","content":"x","Ts":""}`,
 }
 
 // maxMessage is a generous limit for tests of one message.
@@ -68,10 +69,8 @@ func TestKeysAreCaseSensitive(t *testing.T) {
 // FuzzValidateMessage checks that validation and preparation agree, and
 // that a prepared line keeps every field of its input and is one line.
 func FuzzValidateMessage(f *testing.F) {
-	for _, s := range fuzzSeeds {
-		for _, l := range bytes.Split([]byte(s), []byte("\n")) {
-			f.Add(l)
-		}
+	for _, s := range messageSeeds {
+		f.Add([]byte(s))
 	}
 	f.Add([]byte("{\n \"role\" : \"user\",\n \"content\": [ {\"type\":\"text\",\"text\":\"a\"} ], \"x\": null }"))
 	f.Fuzz(func(t *testing.T, raw []byte) {

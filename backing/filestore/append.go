@@ -18,29 +18,15 @@ type pending struct {
 	done   chan error
 }
 
-// Append adds messages to a branch ("" is the default branch), all or
-// none. Each message is a JSON object with a string "role" and a "content";
-// "id" and "ts" are added when absent and every other field is kept. When
-// Append returns nil the messages are on disk (fsynced, unless the store
-// was opened with SyncNone), after any appended before by this process.
-// Concurrent appends of one session share writes and fsyncs (group commit)
-// and never interleave. A message with an "id" of its own that the branch
-// already has (a retry) is acknowledged and not stored again: see
-// dedupe.go.
-func (s *Session) Append(branch string, msgs [][]byte) error {
-	if len(msgs) == 0 {
-		return nil
-	}
-	b, err := s.Branch(branch)
-	if err != nil {
-		return err
-	}
-	return s.AppendID(b.ID, msgs)
-}
-
-// appendID is Append to a branch named by its id ("" is the default
-// branch), for holders that follow a branch across renames. A branch
-// deleted meanwhile fails with ErrNotFound.
+// appendID adds messages to the branch of id ("" is the default branch),
+// all or none. Each message is a JSON object with a string "role" and a
+// "content"; "id" and "ts" are added when absent and every other field is
+// kept. When it returns nil the messages are on disk (fsynced, unless the
+// store was opened with SyncNone), after any appended before by this
+// process. Concurrent appends of one session share writes and fsyncs
+// (group commit) and never interleave. A message with an "id" of its own
+// that the branch already has (a retry) is acknowledged and not stored
+// again: see dedupe.go. A branch deleted meanwhile fails with ErrNotFound.
 func (s *Session) appendID(branchID string, msgs [][]byte) error {
 	if len(msgs) == 0 {
 		return nil

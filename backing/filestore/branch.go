@@ -121,7 +121,7 @@ func (s *Session) forkBranch(from string, at int, name string) (backing.Branch, 
 	if _, err := s.Branch(name); err == nil {
 		return backing.Branch{}, fmt.Errorf("branch %q: %w", name, backing.ErrExist)
 	}
-	src, err := s.branchOrDefault(from)
+	src, err := s.BranchByID(from)
 	if err != nil {
 		return backing.Branch{}, err
 	}
@@ -147,14 +147,6 @@ func (s *Session) forkBranch(from string, at int, name string) (backing.Branch, 
 	return s.createBranch(b)
 }
 
-// branchOrDefault is the branch of id, or the default branch for "".
-func (s *Session) branchOrDefault(id string) (backing.Branch, error) {
-	if id == "" {
-		return s.Branch("")
-	}
-	return s.BranchByID(id)
-}
-
 // renameBranch renames the branch of id: one atomic replace of its file.
 func (s *Session) renameBranch(id, name string) error {
 	if err := backing.ValidName(name); err != nil {
@@ -165,7 +157,7 @@ func (s *Session) renameBranch(id, name string) error {
 		return err
 	}
 	defer unlock()
-	b, err := s.branchOrDefault(id)
+	b, err := s.BranchByID(id)
 	if err != nil {
 		return err
 	}
@@ -190,7 +182,7 @@ func (s *Session) deleteBranch(id string) error {
 		return err
 	}
 	defer unlock()
-	b, err := s.branchOrDefault(id)
+	b, err := s.BranchByID(id)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,9 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 		return err
 	}
 	if subs := s.st.subscribers(); subs != nil {
-		s.publishAppend(subs, branchID)
+		if c, ok := s.appendedChange(branchID); ok {
+			publish(subs, c)
+		}
 		if !titled && s.titled.Load() { // the first prompt titled it
 			publish(subs, backing.Change{Kind: backing.MetaChanged, Session: s.id})
 		}
@@ -34,23 +36,26 @@ func (s *Session) Backdate(branchID string, t time.Time) error {
 		return err
 	}
 	if subs := s.st.subscribers(); subs != nil {
-		s.publishAppend(subs, branchID)
+		if c, ok := s.appendedChange(branchID); ok {
+			publish(subs, c)
+		}
 	}
 	return nil
 }
 
-// publishAppend tells subs that branch id ("" the default) grew, with
-// its length as a view counts it.
-func (s *Session) publishAppend(subs []*subscription, id string) {
+// appendedChange is the change telling that branch id ("" the default)
+// grew, with its length as a view counts it; false when the branch is
+// gone meanwhile (its deletion is told).
+func (s *Session) appendedChange(id string) (backing.Change, bool) {
 	b, err := s.BranchByID(id)
 	if err != nil {
-		return // deleted meanwhile: its deletion is told
+		return backing.Change{}, false
 	}
 	c := backing.Change{Kind: backing.Appended, Session: s.id, Branch: b.ID, Len: -1}
 	if v, err := s.view(b); err == nil {
 		c.Len = v.Len()
 	}
-	publish(subs, c)
+	return c, true
 }
 
 // Fork is forkBranch, told to the change feed.
@@ -75,11 +80,11 @@ func (s *Session) RenameBranch(id, name string) error {
 
 // DeleteBranch is deleteBranch, told to the change feed.
 func (s *Session) DeleteBranch(id string) error {
-	if err := s.deleteBranch(id); err != nil {
-		return err
+	err := s.deleteBranch(id)
+	if err == nil {
+		s.publishBranch(id)
 	}
-	s.publishBranch(id)
-	return nil
+	return err
 }
 
 func (s *Session) publishBranch(id string) {
@@ -139,29 +144,17 @@ func (st *Store) Create(name string, m backing.Meta) (backing.Session, backing.M
 
 // Rename is renameSession, told to the change feed.
 func (st *Store) Rename(old, name string) error {
-	if err := st.renameSession(old, name); err != nil {
-		return err
-	}
-	st.publishName(name)
-	return nil
+	return st.namesChanged(name, st.renameSession(old, name))
 }
 
 // Archive is archive, told to the change feed.
 func (st *Store) Archive(name string) error {
-	if err := st.archive(name); err != nil {
-		return err
-	}
-	st.publishName(name)
-	return nil
+	return st.namesChanged(name, st.archive(name))
 }
 
 // Unarchive is unarchive, told to the change feed.
 func (st *Store) Unarchive(name string) error {
-	if err := st.unarchive(name); err != nil {
-		return err
-	}
-	st.publishName(name)
-	return nil
+	return st.namesChanged(name, st.unarchive(name))
 }
 
 // Trash is trash, told to the change feed.
@@ -177,10 +170,7 @@ func (st *Store) Trash(name string) error {
 // Restore is restore, told to the change feed.
 func (st *Store) Restore(nameOrID, as string) (string, error) {
 	name, err := st.restore(nameOrID, as)
-	if err == nil {
-		st.publishName(name)
-	}
-	return name, err
+	return name, st.namesChanged(name, err)
 }
 
 // Sweep is sweep, told to the change feed.
@@ -194,13 +184,14 @@ func (st *Store) Sweep(cfg backing.SweepConfig, t time.Time, dryRun bool) (backi
 	return rep, err
 }
 
-// publishName tells of a names change of the session now named name.
-func (st *Store) publishName(name string) {
-	if st.subscribers() == nil {
-		return
+// namesChanged publishes a names change of the session now named name
+// when err, the change's outcome, is nil, and returns err.
+func (st *Store) namesChanged(name string, err error) error {
+	if err == nil && st.subscribers() != nil {
+		id, _, _ := st.lookupName(name)
+		st.publishNames(id)
 	}
-	id, _, _ := st.lookupName(name)
-	st.publishNames(id)
+	return err
 }
 
 func (st *Store) publishNames(id string) {

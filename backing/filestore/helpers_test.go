@@ -138,3 +138,26 @@ func concrete(s backing.Session, _ error) *Session {
 	c, _ := s.(*Session)
 	return c
 }
+
+// Append is AppendID to the branch named branch ("" the default), as the
+// tests write most.
+func (s *Session) Append(branch string, msgs [][]byte) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	b, err := s.Branch(branch)
+	if err != nil {
+		return err
+	}
+	return s.AppendID(b.ID, msgs)
+}
+
+// View is the view of the branch named branch ("" the default), as the
+// tests read most.
+func (s *Session) View(branch string) (*View, error) {
+	b, err := s.Branch(branch)
+	if err != nil {
+		return nil, err
+	}
+	return s.view(b)
+}

@@ -84,7 +84,7 @@ func (s *Session) Info() backing.SessionInfo {
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		info.Err = err
 	}
-	if v, err := s.View(""); err == nil {
+	if v, err := s.ViewID(""); err == nil {
 		info.Messages = v.Len() - v.Events()
 	} else {
 		info.Err = err

@@ -124,13 +124,9 @@ func (s *Session) changedSince(old, cur *sessionStamps) []backing.Change {
 	for id, l := range cur.logs {
 		// A log that is new since (a fork's) counts from empty.
 		if o := old.logs[id]; o != l && (o != stamp{} || l.size > 0) {
-			c := backing.Change{Kind: backing.Appended, Session: s.id, Branch: id, Len: -1}
-			if b, err := s.BranchByID(id); err == nil {
-				if v, err := s.view(b); err == nil {
-					c.Len = v.Len()
-				}
+			if c, ok := s.appendedChange(id); ok {
+				out = append(out, c)
 			}
-			out = append(out, c)
 		}
 	}
 	return out

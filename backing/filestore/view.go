@@ -58,15 +58,6 @@ func (s *Session) ViewID(id string) (backing.View, error) {
 	return v, nil
 }
 
-// View resolves a branch by name ("" is the default branch).
-func (s *Session) View(branch string) (*View, error) {
-	b, err := s.Branch(branch)
-	if err != nil {
-		return nil, err
-	}
-	return s.view(b)
-}
-
 // logSpan is a log a branch reads and how many bytes of it count: all of
 // the branch's own (end -1), an ancestor's up to the fork point.
 type logSpan struct {

@@ -163,6 +163,10 @@ func testFeed(t *testing.T, open Opener, again Again) {
 		r.soon(t, "fork", backing.Change{Kind: backing.BranchesChanged, Session: id, Len: anyLen})
 		appendOK(t, s2, x.ID, msg("user", "on x"))
 		r.soon(t, "append to a fork", backing.Change{Kind: backing.Appended, Session: id, Branch: x.ID, Len: 2})
+		if err := s2.RenameBranch(x.ID, "y"); err != nil {
+			t.Fatal(err)
+		}
+		r.soon(t, "branch rename", backing.Change{Kind: backing.BranchesChanged, Session: id, Len: anyLen})
 		if err := s2.SetExtra("note", json.RawMessage(`"x"`)); err != nil {
 			t.Fatal(err)
 		}
