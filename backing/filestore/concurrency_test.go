@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,32 +42,15 @@ func TestSubprocessAppenders(t *testing.T) {
 	const writers, perWriter = 4, 200
 	st, _ := newStore(t, "shared")
 
-	var cmds []*exec.Cmd
-	var stderrs []*bytes.Buffer
-	var gates []interface{ Close() error }
+	var as []appender
 	for w := range writers {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(),
+		as = append(as, startAppender(t,
 			envAppender+"=1",
 			envStore+"="+st.Root(),
 			envSession+"=shared",
 			envWriter+"="+strconv.Itoa(w),
 			envCount+"="+strconv.Itoa(perWriter),
-		)
-		// The child waits for EOF on stdin before its first append (see
-		// childAppend); closing every pipe once all children run starts
-		// them together.
-		gate, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) // after a Fatal below
-		cmds, stderrs, gates = append(cmds, cmd), append(stderrs, &stderr), append(gates, gate)
+		))
 	}
 	// Readers take no lock: this process reads the session all along, and
 	// must only ever see whole messages, never fewer than it saw before.
@@ -75,13 +59,13 @@ func TestSubprocessAppenders(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopReading := readWhileWriting(t, s, writers*perWriter)
-	for _, g := range gates {
-		g.Close()
+	for _, a := range as {
+		a.gate.Close()
 	}
 	writersFailed := false
-	for w, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("writer %d: %v: %s", w, err, stderrs[w])
+	for w, a := range as {
+		if err := a.cmd.Wait(); err != nil {
+			t.Errorf("writer %d: %v: %s", w, err, a.stderr)
 			writersFailed = true
 		}
 	}
@@ -363,4 +347,31 @@ func TestStaleLockDoesNotBlock(t *testing.T) {
 	if v.Len() != 1 {
 		t.Errorf("branch has %d messages after the append, want 1", v.Len())
 	}
+}
+
+// appender is this test binary run as an appending child (childAppend).
+// It waits for EOF on stdin (gate) before its first append: closing the
+// gates once all children run starts them together.
+type appender struct {
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	gate   io.Closer
+}
+
+// startAppender starts an appender with env added to this process's.
+func startAppender(t *testing.T, env ...string) appender {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env...)
+	gate, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := appender{cmd: cmd, stderr: &bytes.Buffer{}, gate: gate}
+	cmd.Stderr = a.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) // after a Fatal
+	return a
 }

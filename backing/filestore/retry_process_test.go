@@ -1,11 +1,8 @@
 package filestore_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -15,31 +12,17 @@ import (
 func TestRetryTwoProcesses(t *testing.T) {
 	const count = 300
 	st, s := newStore(t, "shared")
-	var cmds []*exec.Cmd
-	var stderrs []*bytes.Buffer
-	var gates []interface{ Close() error }
+	var as []appender
 	for range 2 {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), envAppender+"=1", envIDs+"=1", envStore+"="+st.Root(),
-			envSession+"=shared", envWriter+"=0", envCount+"="+fmt.Sprint(count))
-		gate, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		cmds, stderrs, gates = append(cmds, cmd), append(stderrs, &stderr), append(gates, gate)
+		as = append(as, startAppender(t, envAppender+"=1", envIDs+"=1", envStore+"="+st.Root(),
+			envSession+"=shared", envWriter+"=0", envCount+"="+fmt.Sprint(count)))
 	}
-	for _, g := range gates {
-		g.Close()
+	for _, a := range as {
+		a.gate.Close()
 	}
-	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("writer %d: %v: %s", i, err, stderrs[i])
+	for i, a := range as {
+		if err := a.cmd.Wait(); err != nil {
+			t.Fatalf("writer %d: %v: %s", i, err, a.stderr)
 		}
 	}
 	v, err := s.ViewID("")
