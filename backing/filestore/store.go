@@ -37,6 +37,14 @@ const DefaultMaxMessage = 64 << 20
 type Options struct {
 	Sync       SyncMode
 	MaxMessage int64 // 0 means DefaultMaxMessage
+	// Indexing keeps the search index up to date in the background, within
+	// a second of each change this process makes, and builds it at once if
+	// it is missing (a mount). Without it the index is caught up when it
+	// is used.
+	Indexing bool
+	// Logf reports what a user should hear of and no call returns (the
+	// search index rebuilt); nil is the standard logger.
+	Logf func(format string, args ...any)
 }
 
 // Store is an open store root. It is safe for concurrent use, and several
@@ -49,7 +57,8 @@ type Store struct {
 	sessions map[string]*Session // by id: one handle per session per process
 	ns       *fileLock
 
-	feed feed // the change feed's subscribers (feed.go)
+	feed feed  // the change feed's subscribers (feed.go)
+	idx  index // the search index (index.go)
 }
 
 // DefaultRoot is where the store lives when no --store flag is given:
@@ -83,6 +92,10 @@ func Open(root string, opts Options) (*Store, error) {
 	s := &Store{root: abs, opts: opts, sessions: map[string]*Session{}}
 	if err := s.init(); err != nil {
 		return nil, err
+	}
+	s.idx.st, s.idx.background = s, opts.Indexing
+	if opts.Indexing {
+		s.idx.kick()
 	}
 	return s, nil
 }
@@ -161,7 +174,7 @@ var storeDirs = map[string]bool{"sessions": true, "names": true, "archive": true
 
 // topEntries are the entries of a store's root that sessfs reads or
 // writes; a link in their place refuses the whole store at Open.
-var topEntries = []string{"FORMAT", "lock", "config.json", "sessions", "names", "archive", "trash"}
+var topEntries = []string{"FORMAT", "lock", "config.json", "sessions", "names", "archive", "trash", "index"}
 
 func readFormat(path string) (int, error) {
 	b, err := readFile(path)

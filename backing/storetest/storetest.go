@@ -57,6 +57,10 @@ func Run(t *testing.T, open Opener, again Again) {
 		t.Parallel()
 		testFeed(t, open, again)
 	})
+	t.Run("Finder", func(t *testing.T) {
+		t.Parallel()
+		testFinder(t, open, again)
+	})
 }
 
 // cases runs each case, in the order of its name, as a parallel subtest

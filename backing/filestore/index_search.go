@@ -1,0 +1,173 @@
+package filestore
+
+import (
+	"database/sql"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// Queries of the index: search (FTS5 MATCH, ranked by bm25) and the
+// catalog.
+
+// Snippet marks: bytes no text holds (SearchText's text is JSON strings,
+// where control characters come escaped and are decoded; these two are
+// not in any real message), cut out into Hit.Marks.
+const (
+	markOpen  = "\x02"
+	markClose = "\x03"
+)
+
+// ftsQuery writes terms in FTS5's query language: each term a quoted
+// string (so punctuation splits words as the tokenizer does, and no user
+// text is syntax), prefix terms with *, OR and AND as given, and the NOT
+// terms taken out of the whole.
+func ftsQuery(terms []backing.Term) string {
+	var pos, neg []string
+	for _, t := range terms {
+		s := `"` + strings.ReplaceAll(t.Text, `"`, `""`) + `"`
+		if t.Prefix {
+			s += "*"
+		}
+		switch {
+		case t.Not:
+			neg = append(neg, s)
+		case t.Or && len(pos) > 0:
+			pos[len(pos)-1] += " OR " + s
+		default:
+			pos = append(pos, s)
+		}
+	}
+	q := "((" + strings.Join(pos, ") AND (") + "))"
+	for _, n := range neg {
+		q += " NOT " + n
+	}
+	return q
+}
+
+func search(db *sql.DB, q backing.Query, terms []backing.Term) ([]backing.Hit, error) {
+	where := []string{`text MATCH ?`}
+	args := []any{ftsQuery(terms)}
+	states := `s.state = 'active'`
+	if q.Archived {
+		states = `s.state IN ('active', 'archived')`
+	}
+	where = append(where, states)
+	if !q.AllBranches {
+		where = append(where, `(m.branch = s.default_branch OR m.branch = '')`)
+	}
+	if q.Project != "" {
+		where = append(where, `s.project = ?`)
+		args = append(args, q.Project)
+	}
+	if q.Agent != "" {
+		where = append(where, `s.agent = ?`)
+		args = append(args, q.Agent)
+	}
+	// Filters of messages leave session hits (titles) out.
+	if q.Role != "" {
+		where = append(where, `m.role = ?`)
+		args = append(args, q.Role)
+	}
+	if !q.Since.IsZero() {
+		where = append(where, `m.ts >= ?`)
+		args = append(args, q.Since.UnixNano())
+	}
+	if !q.Until.IsZero() {
+		where = append(where, `m.ts < ?`)
+		args = append(args, q.Until.UnixNano())
+	}
+	limit := ""
+	if q.Limit > 0 {
+		limit = ` LIMIT ?`
+		args = append(args, q.Limit)
+	}
+	rows, err := db.Query(`SELECT s.id, s.name, s.state, m.branch, coalesce(b.name, ''), s.default_branch,
+			m.pos, m.turn, m.role, m.ts, snippet(text, 0, char(2), char(3), '…', 24), bm25(text)
+		FROM text
+		JOIN messages m ON m.row = text.rowid
+		JOIN sessions s ON s.id = m.session
+		LEFT JOIN branches b ON b.id = m.branch
+		WHERE `+strings.Join(where, " AND ")+`
+		ORDER BY bm25(text), m.ts DESC`+limit, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hits []backing.Hit
+	for rows.Next() {
+		var h backing.Hit
+		var def, snippet string
+		var ts int64
+		var rank float64
+		if err := rows.Scan(&h.Session, &h.Name, &h.State, &h.Branch, &h.BranchName, &def,
+			&h.Message, &h.Turn, &h.Role, &ts, &snippet, &rank); err != nil {
+			return nil, err
+		}
+		h.Default = h.Branch == def || h.Branch == ""
+		h.Time = fromNano(ts)
+		h.Snippet, h.Marks = cutMarks(snippet)
+		h.Score = -rank // bm25 is lower for better matches
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+// cutMarks takes the match marks out of a snippet and says where they were.
+func cutMarks(s string) (string, [][2]int) {
+	var b strings.Builder
+	var marks [][2]int
+	open := -1
+	for _, r := range s {
+		switch string(r) {
+		case markOpen:
+			open = b.Len()
+		case markClose:
+			if open >= 0 {
+				marks = append(marks, [2]int{open, b.Len()})
+				open = -1
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String(), marks
+}
+
+func catalog(db *sql.DB, all bool) ([]backing.Entry, error) {
+	where := `WHERE state = 'active'`
+	if all {
+		where = ""
+	}
+	rows, err := db.Query(`SELECT id, name, state, title, agent, project, tags, created, last_activity,
+		messages, bytes, input, output, cache_read, cache_write, reasoning
+		FROM sessions ` + where + ` ORDER BY last_activity DESC, name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []backing.Entry
+	for rows.Next() {
+		var e backing.Entry
+		var tags string
+		var created, last int64
+		u := &e.Usage
+		if err := rows.Scan(&e.ID, &e.Name, &e.State, &e.Title, &e.Agent, &e.Project, &tags, &created, &last,
+			&e.Messages, &e.Bytes, &u.Input, &u.Output, &u.CacheRead, &u.CacheWrite, &u.Reasoning); err != nil {
+			return nil, err
+		}
+		json.Unmarshal([]byte(tags), &e.Tags)
+		e.Created, e.LastActivity = fromNano(created), fromNano(last)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func fromNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}

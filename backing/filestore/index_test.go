@@ -1,0 +1,184 @@
+package filestore
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// logged collects what a store reports through Options.Logf.
+type logged struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logged) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+func (l *logged) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.lines)
+}
+
+func openLogged(t *testing.T, root string, opts Options) (*Store, *logged) {
+	t.Helper()
+	l := &logged{}
+	opts.Logf = l.logf
+	st, err := Open(root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, l
+}
+
+func hitsOf(t *testing.T, st *Store, text string) []string {
+	t.Helper()
+	hits, err := st.Search(backing.Query{Text: text})
+	if err != nil {
+		t.Fatalf("Search(%q): %v", text, err)
+	}
+	var out []string
+	for _, h := range hits {
+		out = append(out, fmt.Sprintf("%s/t%d", h.Name, h.Turn))
+	}
+	return out
+}
+
+// TestIndexDeleted: the index deleted under an open store is noticed by
+// the next search, which rebuilds it, answers in full and says so once.
+func TestIndexDeleted(t *testing.T) {
+	root := t.TempDir()
+	st0, _ := openLogged(t, root, Options{})
+	appendTurns(t, newSession(t, st0, "a"), "", "x", 3)
+	hitsOf(t, st0, "xq1") // built by another handle: st finds it whole
+	st, l := openLogged(t, root, Options{})
+	s := reopen(t, st, "a")
+	if got := hitsOf(t, st, "xq2"); !slices.Equal(got, []string{"a/t2"}) {
+		t.Fatalf("before: %q", got)
+	}
+	removeIndexFiles(st.idx.path())
+	appendTurns(t, s, "", "y", 1)
+	if got := hitsOf(t, st, "xq2 OR yq1"); len(got) != 2 {
+		t.Errorf("after deleting the index: %q, want turns 2 and 4", got)
+	}
+	if lines := l.all(); len(lines) != 1 || !strings.Contains(lines[0], "deleted") {
+		t.Errorf("logged %q, want one line saying the index was deleted", lines)
+	}
+}
+
+// TestIndexDamaged: an index file that is not a database is rebuilt, and
+// a search answers.
+func TestIndexDamaged(t *testing.T) {
+	root := t.TempDir()
+	st, _ := openLogged(t, root, Options{})
+	appendTurns(t, newSession(t, st, "a"), "", "x", 2)
+	if got := hitsOf(t, st, "xa2"); len(got) != 1 {
+		t.Fatalf("before: %q", got)
+	}
+	st.idx.close()
+	removeIndexFiles(st.idx.path())
+	if err := os.WriteFile(st.idx.path(), []byte(strings.Repeat("not a database\n", 500)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st2, l := openLogged(t, root, Options{})
+	if got := hitsOf(t, st2, "xa2"); !slices.Equal(got, []string{"a/t2"}) {
+		t.Errorf("after damage: %q", got)
+	}
+	if lines := l.all(); len(lines) != 1 || !strings.Contains(lines[0], "damaged") {
+		t.Errorf("logged %q, want one line saying the index was damaged", lines)
+	}
+}
+
+// TestIndexMarks: a change leaves a dirty mark, a search catches up and
+// drops it, and a mark a dead process had taken is done again.
+func TestIndexMarks(t *testing.T) {
+	st, _ := openLogged(t, t.TempDir(), Options{})
+	s := newSession(t, st, "a")
+	hitsOf(t, st, "anything") // build the (empty) index
+	appendTurns(t, s, "", "x", 1)
+	marks := func() []string {
+		ents, _ := os.ReadDir(st.dirtyDir())
+		var out []string
+		for _, e := range ents {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	if got := marks(); !slices.Equal(got, []string{s.ID()}) {
+		t.Fatalf("marks after an append: %q, want the session's", got)
+	}
+	if got := hitsOf(t, st, "xq1"); len(got) != 1 {
+		t.Fatalf("search: %q", got)
+	}
+	if got := marks(); len(got) != 0 {
+		t.Fatalf("marks after a search: %q, want none", got)
+	}
+	// A process that took the mark and died before indexing: its append
+	// is found all the same.
+	other := reopen(t, st, "a")
+	if err := other.Append("", [][]byte{msg("user", "orphaned words")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(st.path("index", "dirty", s.ID()), st.path("index", "dirty", s.ID()+".99999-1")); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitsOf(t, st, "orphaned"); !slices.Equal(got, []string{"a/t2"}) {
+		t.Errorf("after a taken mark: %q", got)
+	}
+	if got := marks(); len(got) != 0 {
+		t.Errorf("marks left: %q", got)
+	}
+}
+
+// TestIndexBackground: with Options.Indexing, an append is indexed within
+// a second without a search asking for it.
+func TestIndexBackground(t *testing.T) {
+	st, _ := openLogged(t, t.TempDir(), Options{Indexing: true})
+	s := newSession(t, st, "a")
+	appendTurns(t, s, "", "x", 1)
+	deadline := time.Now().Add(time.Second)
+	for {
+		var n int
+		st.idx.mu.Lock()
+		if st.idx.db != nil {
+			st.idx.db.QueryRow(`SELECT count(*) FROM messages WHERE session = ?`, s.ID()).Scan(&n)
+		}
+		st.idx.mu.Unlock()
+		if n == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 1 s, %d messages indexed, want 2", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestReindexProgress: a rebuild reports each session and leaves an index
+// that answers.
+func TestReindexProgress(t *testing.T) {
+	st, _ := openLogged(t, t.TempDir(), Options{})
+	for _, name := range []string{"a", "b", "c"} {
+		appendTurns(t, newSession(t, st, name), "", name, 1)
+	}
+	var calls []string
+	if err := st.Reindex(func(done, total int) { calls = append(calls, fmt.Sprint(done, "/", total)) }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(calls, []string{"1/3", "2/3", "3/3"}) {
+		t.Errorf("progress %q", calls)
+	}
+	if got := hitsOf(t, st, "bq1"); !slices.Equal(got, []string{"b/t1"}) {
+		t.Errorf("after Reindex: %q", got)
+	}
+}

@@ -1,0 +1,400 @@
+package filestore
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// How the index follows the store: a session is caught up by reading its
+// branches from the checkpoints the index keeps (how many of each
+// branch's messages it holds) to their ends, a chunk a transaction.
+
+// chunkMessages and chunkBytes bound what one transaction indexes, so a
+// long session commits as it goes and a crash loses little work.
+const (
+	chunkMessages = 1024
+	chunkBytes    = 8 << 20
+)
+
+// catchUpMarked catches up every session marked dirty (index_dirty.go).
+func (x *index) catchUpMarked() error {
+	marks, err := x.st.dirtyMarks()
+	if err != nil {
+		return err
+	}
+	for _, m := range marks {
+		x.taken++
+		file, err := x.st.takeMark(m, x.taken)
+		if err != nil {
+			continue // another process took it meanwhile
+		}
+		if err := x.catchUp(m.id, place{}); err != nil {
+			return err
+		}
+		if err := x.st.dropMark(file); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// catchUp brings session id's rows in step with the store. p is where its
+// name link is, when the caller knows (a session new to the index takes
+// its name and state from it; otherwise reconcileNames keeps them).
+func (x *index) catchUp(id string, p place) error {
+	s, err := x.st.SessionByID(id)
+	if errors.Is(err, backing.ErrNotFound) {
+		return x.forget(id)
+	}
+	if err != nil {
+		return err
+	}
+	m, _ := s.Meta() // a meta the store cannot read still lets its messages be found
+	if p.name == "" {
+		p.name = m.Name
+	}
+	if p.state == "" {
+		p.state = backing.StateActive
+		if s.Trashed() {
+			p.state = backing.StateTrashed
+		}
+	}
+	tags, _ := json.Marshal(m.Tags)
+	if _, err := x.db.Exec(`INSERT OR IGNORE INTO sessions VALUES
+		(?, ?, ?, '', '', '', '[]', 0, 0, 0, 0, '', 0, 0, 0, 0, 0)`, id, p.name, p.state); err != nil {
+		return err
+	}
+	branches, err := s.Branches()
+	if err != nil {
+		return err
+	}
+	if err := x.forgetBranches(id, branches); err != nil {
+		return err
+	}
+	messages := 0
+	for i, b := range branches {
+		v, err := s.ViewID(b.ID)
+		if err != nil {
+			continue // a damaged branch: fsck's to report; the others are found
+		}
+		if i == 0 {
+			messages = v.Visible()
+		}
+		if err := x.catchUpBranch(id, b, v); err != nil {
+			return err
+		}
+	}
+	last, _ := s.LastAppend()
+	if last.Before(m.Created) {
+		last = m.Created
+	}
+	def := ""
+	if len(branches) > 0 {
+		def = branches[0].ID
+	}
+	var oldTitle, oldTags string
+	if err := x.db.QueryRow(`SELECT title, tags FROM sessions WHERE id = ?`, id).Scan(&oldTitle, &oldTags); err != nil {
+		return err
+	}
+	retitle := oldTitle != m.Title || oldTags != string(tags)
+	auto := retitle && len(branches) > 0 && autoTitle(s, branches[0].ID, m.Title)
+	return x.tx(func(tx *sql.Tx) error {
+		if retitle {
+			if err := setTitleRow(tx, id, m, auto); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(`UPDATE sessions SET title = ?, agent = ?, project = ?, tags = ?, created = ?,
+			last_activity = ?, messages = ?, default_branch = ? WHERE id = ?`,
+			m.Title, backing.AgentOf(m), backing.ProjectOf(m), string(tags), unixNano(m.Created),
+			unixNano(last), messages, def, id)
+		return err
+	})
+}
+
+// setTitleRow replaces the row a session hit matches: its title and tags,
+// a row of no branch.
+func setTitleRow(tx *sql.Tx, session string, m backing.Meta, auto bool) error {
+	for _, q := range []string{
+		`DELETE FROM text WHERE rowid IN (SELECT row FROM messages WHERE session = ? AND branch = '')`,
+		`DELETE FROM messages WHERE session = ? AND branch = ''`,
+	} {
+		if _, err := tx.Exec(q, session); err != nil {
+			return err
+		}
+	}
+	body := titleText(m, auto)
+	if body == "" {
+		return nil
+	}
+	r, err := tx.Exec(`INSERT INTO messages(session, branch, pos, turn, role, ts, model, ukey,
+		input, output, cache_read, cache_write, reasoning) VALUES (?, '', -1, 0, '', ?, '', '', 0, 0, 0, 0, 0)`,
+		session, unixNano(m.Created))
+	if err != nil {
+		return err
+	}
+	row, _ := r.LastInsertId()
+	_, err = tx.Exec(`INSERT INTO text(rowid, body) VALUES (?, ?)`, row, body)
+	return err
+}
+
+// titleText is what a session hit matches: its title and tags, but not a
+// title made from the first prompt, which that prompt's own hit finds.
+func titleText(m backing.Meta, auto bool) string {
+	var lines []string
+	if !auto && m.Title != "" {
+		lines = append(lines, m.Title)
+	}
+	return strings.Join(append(lines, m.Tags...), "\n")
+}
+
+// autoTitle reports whether title is the one the first prompt of branch
+// gives (backing.TitleOf), not one a person or an agent chose.
+func autoTitle(s backing.Session, branch, title string) bool {
+	v, err := s.ViewID(branch)
+	if err != nil || v.Turns() == 0 {
+		return false
+	}
+	from, to, err := v.TurnRange(1)
+	if err != nil {
+		return false
+	}
+	msgs, err := v.Read(from, to)
+	if err != nil {
+		return false
+	}
+	for _, msg := range msgs {
+		if backing.IsPrompt(msg.Raw) {
+			return backing.TitleOf(backing.PromptText(msg.Raw), backing.TitleMax) == title
+		}
+	}
+	return false
+}
+
+// catchUpBranch indexes the branch's own messages (those after its fork
+// point) the index does not hold yet.
+func (x *index) catchUpBranch(session string, b backing.Branch, v backing.View) error {
+	for {
+		var indexed int
+		err := x.db.QueryRow(`SELECT indexed FROM branches WHERE id = ?`, b.ID).Scan(&indexed)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			indexed = v.Inherited()
+		case err != nil:
+			return err
+		case indexed < v.Inherited() || indexed > v.Len():
+			// Not the branch the index knew (rewritten by a repair, or an
+			// id reused): index it again.
+			if err := x.tx(func(tx *sql.Tx) error { return dropBranch(tx, session, b.ID) }); err != nil {
+				return err
+			}
+			indexed = v.Inherited()
+		}
+		if indexed == v.Len() {
+			_, err := x.db.Exec(`UPDATE branches SET name = ? WHERE id = ? AND name != ?`, b.Name, b.ID, b.Name)
+			return err
+		}
+		to, size := indexed, 0
+		for to < v.Len() && to-indexed < chunkMessages && size < chunkBytes {
+			size += v.RawLen(to)
+			to++
+		}
+		msgs, err := v.Read(indexed, to)
+		if err != nil {
+			return err
+		}
+		err = x.tx(func(tx *sql.Tx) error {
+			return insertChunk(tx, session, b, indexed, to, int64(size), msgs)
+		})
+		if err != nil && !errors.Is(err, errRaced) {
+			return err
+		}
+	}
+}
+
+// errRaced: another process indexed the same messages first.
+var errRaced = errors.New("indexed meanwhile")
+
+// insertChunk stores messages [from, to) of branch b and moves its
+// checkpoint to to, if it still is at from.
+func insertChunk(tx *sql.Tx, session string, b backing.Branch, from, to int, size int64, msgs []backing.Message) error {
+	var indexed int
+	switch err := tx.QueryRow(`SELECT indexed FROM branches WHERE id = ?`, b.ID).Scan(&indexed); {
+	case errors.Is(err, sql.ErrNoRows):
+		indexed = from
+		if _, err := tx.Exec(`INSERT INTO branches VALUES (?, ?, ?, ?, 0)`, b.ID, session, b.Name, from); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	}
+	if indexed != from {
+		return errRaced
+	}
+	var spent backing.Usage
+	for _, msg := range msgs {
+		role, ts, text := backing.SearchText(msg.Raw)
+		u, model, key := backing.UsageOf(msg.Raw)
+		if key != "" && u != (backing.Usage{}) {
+			var one int
+			err := tx.QueryRow(`SELECT 1 FROM messages WHERE session = ? AND ukey = ? LIMIT 1`, session, key).Scan(&one)
+			if err == nil {
+				u = backing.Usage{} // another line of the same response counted it
+			} else if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		if text == "" && u == (backing.Usage{}) {
+			continue
+		}
+		if role == "" {
+			role = backing.EventRole // no text, but usage
+		}
+		r, err := tx.Exec(`INSERT INTO messages(session, branch, pos, turn, role, ts, model, ukey,
+			input, output, cache_read, cache_write, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			session, b.ID, msg.Index, msg.Turn, role, unixNano(ts), model, key,
+			u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning)
+		if err != nil {
+			return err
+		}
+		if text != "" {
+			row, _ := r.LastInsertId()
+			if _, err := tx.Exec(`INSERT INTO text(rowid, body) VALUES (?, ?)`, row, text); err != nil {
+				return err
+			}
+		}
+		spent = spent.Add(u)
+	}
+	if _, err := tx.Exec(`UPDATE branches SET name = ?, indexed = ?, bytes = bytes + ? WHERE id = ?`,
+		b.Name, to, size, b.ID); err != nil {
+		return err
+	}
+	return addSpent(tx, session, size, spent)
+}
+
+// addSpent moves a session's totals by what a chunk added (or, negative,
+// what a dropped branch took away).
+func addSpent(tx *sql.Tx, session string, size int64, u backing.Usage) error {
+	_, err := tx.Exec(`UPDATE sessions SET bytes = bytes + ?, input = input + ?, output = output + ?,
+		cache_read = cache_read + ?, cache_write = cache_write + ?, reasoning = reasoning + ? WHERE id = ?`,
+		size, u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning, session)
+	return err
+}
+
+// dropBranch removes a branch's rows and takes them off its session's
+// totals.
+func dropBranch(tx *sql.Tx, session, branch string) error {
+	var size int64
+	var u backing.Usage
+	err := tx.QueryRow(`SELECT b.bytes, coalesce(sum(m.input), 0), coalesce(sum(m.output), 0),
+		coalesce(sum(m.cache_read), 0), coalesce(sum(m.cache_write), 0), coalesce(sum(m.reasoning), 0)
+		FROM branches b LEFT JOIN messages m ON m.branch = b.id WHERE b.id = ?`, branch).
+		Scan(&size, &u.Input, &u.Output, &u.CacheRead, &u.CacheWrite, &u.Reasoning)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, q := range []string{
+		`DELETE FROM text WHERE rowid IN (SELECT row FROM messages WHERE branch = ?)`,
+		`DELETE FROM messages WHERE branch = ?`,
+		`DELETE FROM branches WHERE id = ?`,
+	} {
+		if _, err := tx.Exec(q, branch); err != nil {
+			return err
+		}
+	}
+	return addSpent(tx, session, -size, backing.Usage{Input: -u.Input, Output: -u.Output,
+		CacheRead: -u.CacheRead, CacheWrite: -u.CacheWrite, Reasoning: -u.Reasoning})
+}
+
+// forgetBranches drops the rows of the session's branches that are gone.
+func (x *index) forgetBranches(session string, branches []backing.Branch) error {
+	live := map[string]bool{}
+	for _, b := range branches {
+		live[b.ID] = true
+	}
+	rows, err := x.db.Query(`SELECT id FROM branches WHERE session = ?`, session)
+	if err != nil {
+		return err
+	}
+	var gone []string
+	for rows.Next() {
+		var id string
+		if rows.Scan(&id) == nil && !live[id] {
+			gone = append(gone, id)
+		}
+	}
+	rows.Close()
+	for _, id := range gone {
+		if err := x.tx(func(tx *sql.Tx) error { return dropBranch(tx, session, id) }); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// forget drops every row of a session that is gone for good.
+func (x *index) forget(id string) error {
+	return x.tx(func(tx *sql.Tx) error {
+		for _, q := range []string{
+			`DELETE FROM text WHERE rowid IN (SELECT row FROM messages WHERE session = ?)`,
+			`DELETE FROM messages WHERE session = ?`,
+			`DELETE FROM branches WHERE session = ?`,
+			`DELETE FROM sessions WHERE id = ?`,
+		} {
+			if _, err := tx.Exec(q, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (x *index) tx(fn func(tx *sql.Tx) error) error {
+	tx, err := x.db.Begin()
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// kick has the index catch up soon after a change, when this process
+// keeps it up to date in the background (Options.Indexing): within a
+// second of an append, a search finds it without waiting.
+func (x *index) kick() {
+	x.kickMu.Lock()
+	defer x.kickMu.Unlock()
+	if !x.background || x.kicked {
+		return
+	}
+	x.kicked = true
+	time.AfterFunc(kickDelay, func() {
+		x.kickMu.Lock()
+		x.kicked = false
+		x.kickMu.Unlock()
+		if err := x.use(func(*sql.DB) error { return nil }); err != nil {
+			x.st.logf("sessfs: search index: %v", err)
+		}
+	})
+}
+
+// kickDelay gathers the changes of a burst of appends into one catch-up.
+const kickDelay = 200 * time.Millisecond
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
