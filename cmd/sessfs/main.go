@@ -46,6 +46,8 @@ func commands() []command {
 		{"new", "create a session and print its name", runNew},
 		{"import", "import Claude Code and Codex sessions", runImport},
 		{"ls", "list sessions", runLs},
+		{"search", "find the messages that match a query, best first", runSearch},
+		{"index", "build the search index again (index --rebuild)", runIndex},
 		{"append", "add messages to a session", runAppend},
 		{"show", "write a branch of a session as Markdown or JSON lines", runShow},
 		{"export", "write a session as Markdown, HTML, JSON, JSON lines or its original file", runExport},
