@@ -28,6 +28,9 @@ const (
 	kindHTML
 	kindRedacted
 	kindExport
+	kindSearch
+	kindQuery
+	kindHitLink
 )
 
 // ino hashes a kind and ids into an inode number below 2^63; 0 and 1 (the

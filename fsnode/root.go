@@ -34,6 +34,7 @@ var (
 const (
 	archiveName = "archive"
 	trashName   = "trash"
+	searchName  = "search" // when the store keeps an index (backing.Finder)
 )
 
 func (r *Root) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
@@ -52,6 +53,9 @@ func (r *Root) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		entry(archiveName, syscall.S_IFDIR, ino(kindArchive)),
 		entry(trashName, syscall.S_IFDIR, ino(kindTrash)),
 	}
+	if _, ok := r.fsys.st.(backing.Finder); ok {
+		out = append(out, entry(searchName, syscall.S_IFDIR, ino(kindSearch)))
+	}
 	return fs.NewListDirStream(append(out, r.fsys.sessionEntries(names, backing.StateActive)...)), 0
 }
 
@@ -62,6 +66,12 @@ func (r *Root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 		in = child(ctx, &r.Inode, name, &archiveDir{base: base{fsys: r.fsys}}, syscall.S_IFDIR, ino(kindArchive))
 	case trashName:
 		in = child(ctx, &r.Inode, name, &trashDir{base: base{fsys: r.fsys}}, syscall.S_IFDIR, ino(kindTrash))
+	case searchName:
+		f, ok := r.fsys.st.(backing.Finder)
+		if !ok {
+			return nil, syscall.ENOENT
+		}
+		in = child(ctx, &r.Inode, name, &searchDir{base: base{fsys: r.fsys}, finder: f}, syscall.S_IFDIR, ino(kindSearch))
 	default:
 		s, state, err := r.fsys.st.Lookup(name)
 		if err != nil {

@@ -96,7 +96,7 @@ func (c *cli) open() (backing.Store, error) {
 			return nil, err
 		}
 	}
-	return openStore(root, true)
+	return openStore(root, true, false)
 }
 
 // session opens the store and the session named name in it.

@@ -127,7 +127,7 @@ func runMount(args []string) int {
 	if err := checkMountpoint(mnt); err != nil {
 		return c.fail(err)
 	}
-	st, err := openStore(root, durable)
+	st, err := openStore(root, durable, true)
 	if err != nil {
 		return c.fail(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 
@@ -17,9 +18,14 @@ import (
 func defaultStore() (string, error) { return filestore.DefaultRoot() }
 
 // openStore opens the store at location. durable false lets appends
-// return before their messages reach the disk (mount --sync none).
-func openStore(location string, durable bool) (backing.Store, error) {
-	opts := filestore.Options{}
+// return before their messages reach the disk (mount --sync none); a
+// daemon (a mount) keeps the search index up to date as it goes, so that
+// searches through it answer at once. What the store reports on its own
+// (an index rebuilt) goes to stderr, a line each.
+func openStore(location string, durable, daemon bool) (backing.Store, error) {
+	opts := filestore.Options{Indexing: daemon, Logf: func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, format+"\n", args...)
+	}}
 	if !durable {
 		opts.Sync = filestore.SyncNone
 	}
