@@ -62,6 +62,10 @@ var indexTables = []string{
 	// body: a message's text (backing.SearchText), or a session's title
 	// and tags. remove_diacritics: "cafe" finds "café".
 	`CREATE VIRTUAL TABLE text USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')`,
+	// FTS5 writes what it holds in memory to a new segment every hashsize
+	// bytes (1 MiB by default) and merges small segments as they pile
+	// up: larger ones, fewer merges; a build goes several times faster.
+	`INSERT INTO text(text, rank) VALUES ('hashsize', 32 * 1024 * 1024)`,
 }
 
 // index is a store's search index, opened on first use.
@@ -118,12 +122,23 @@ func (x *index) ready() error {
 	x.db.QueryRow(`SELECT value FROM info WHERE key = 'complete'`).Scan(&complete)
 	if complete != "yes" {
 		x.notice("it is missing")
-		return x.build(nil)
+		return x.write(func(w *writer) error { return w.build(nil) })
 	}
-	if err := x.reconcileNames(); err != nil {
+	// Most queries find nothing to do: no write transaction for them,
+	// which would queue the readers of every process behind each other.
+	marks, err := x.st.dirtyMarks()
+	if err != nil {
 		return err
 	}
-	return x.catchUpMarked()
+	if len(marks) == 0 && x.namesFresh(x.st.NamesChanged()) {
+		return nil
+	}
+	return x.write(func(w *writer) error {
+		if err := w.reconcileNames(); err != nil {
+			return err
+		}
+		return w.catchUpMarked()
+	})
 }
 
 // notice says once per process that the index is being rebuilt, and why.
@@ -304,5 +319,5 @@ func (st *Store) Reindex(progress func(done, total int)) error {
 	if err := x.open(); err != nil {
 		return err
 	}
-	return x.build(progress)
+	return x.write(func(w *writer) error { return w.build(progress) })
 }

@@ -43,36 +43,49 @@ const racyStamp = 100 * time.Millisecond
 // reconcileNames brings the catalog's names and states in step with the
 // names folders, when they changed since the index last looked: sessions
 // created elsewhere are indexed, those deleted for good are forgotten.
-func (x *index) reconcileNames() error {
-	stamp := x.st.NamesChanged()
-	if !x.namesStamp.IsZero() && stamp.Equal(x.namesStamp) {
+func (w *writer) reconcileNames() error {
+	stamp := w.x.st.NamesChanged()
+	if w.x.namesFresh(stamp) {
 		return nil
 	}
-	var stored int64
-	x.db.QueryRow(`SELECT value FROM info WHERE key = 'names'`).Scan(&stored)
-	if stored != 0 && stored == stamp.UnixNano() {
-		x.namesStamp = stamp
-		return nil
-	}
-	places, err := x.st.places()
+	places, err := w.x.st.places()
 	if err != nil {
 		return err
 	}
-	if err := x.applyPlaces(places); err != nil {
+	if err := w.applyPlaces(places); err != nil {
 		return err
 	}
+	return w.setNamesStamp(stamp)
+}
+
+// namesFresh reports whether the index saw the names folders as of stamp.
+func (x *index) namesFresh(stamp time.Time) bool {
+	if !x.namesStamp.IsZero() && stamp.Equal(x.namesStamp) {
+		return true
+	}
+	var stored int64
+	x.db.QueryRow(`SELECT value FROM info WHERE key = 'names'`).Scan(&stored)
+	return stored != 0 && stored == stamp.UnixNano()
+}
+
+// setNamesStamp records that the index saw the names folders as of stamp,
+// unless stamp is too recent to be told from a later change.
+func (w *writer) setNamesStamp(stamp time.Time) error {
+	w.x.namesStamp = time.Time{}
 	if time.Since(stamp) < racyStamp {
 		return nil
 	}
-	x.namesStamp = stamp
-	_, err = x.db.Exec(`INSERT OR REPLACE INTO info VALUES ('names', ?)`, stamp.UnixNano())
+	_, err := w.exec(`INSERT OR REPLACE INTO info VALUES ('names', ?)`, stamp.UnixNano())
+	if err == nil {
+		w.x.namesStamp = stamp
+	}
 	return err
 }
 
 // applyPlaces renames, moves and forgets catalog rows as places say, and
 // indexes the sessions it does not have.
-func (x *index) applyPlaces(places map[string]place) error {
-	rows, err := x.db.Query(`SELECT id, name, state FROM sessions`)
+func (w *writer) applyPlaces(places map[string]place) error {
+	rows, err := w.query(`SELECT id, name, state FROM sessions`)
 	if err != nil {
 		return err
 	}
@@ -92,7 +105,7 @@ func (x *index) applyPlaces(places map[string]place) error {
 	}
 	for id := range known {
 		if _, ok := places[id]; !ok {
-			if err := x.forget(id); err != nil {
+			if err := w.forget(id); err != nil {
 				return err
 			}
 		}
@@ -101,7 +114,7 @@ func (x *index) applyPlaces(places map[string]place) error {
 		k, ok := known[id]
 		switch {
 		case !ok:
-			if err := x.catchUp(id, p); err != nil {
+			if err := w.catchUp(id, p); err != nil {
 				return err
 			}
 		case k.state != p.state || (p.name != "" && k.name != p.name):
@@ -109,7 +122,7 @@ func (x *index) applyPlaces(places map[string]place) error {
 			if name == "" {
 				name = k.name
 			}
-			if _, err := x.db.Exec(`UPDATE sessions SET name = ?, state = ? WHERE id = ?`, name, p.state, id); err != nil {
+			if _, err := w.exec(`UPDATE sessions SET name = ?, state = ? WHERE id = ?`, name, p.state, id); err != nil {
 				return err
 			}
 		}
@@ -119,16 +132,16 @@ func (x *index) applyPlaces(places map[string]place) error {
 
 // build indexes every session of the store, calling progress as it goes,
 // and marks the index complete. A build cut short resumes where it
-// stopped: each session's checkpoints are committed with its rows.
-func (x *index) build(progress func(done, total int)) error {
-	places, err := x.st.places()
+// stopped: its commits keep their checkpoints.
+func (w *writer) build(progress func(done, total int)) error {
+	stamp := w.x.st.NamesChanged()
+	places, err := w.x.st.places()
 	if err != nil {
 		return err
 	}
-	stamp := x.st.NamesChanged()
 	done := 0
 	for id, p := range places {
-		if err := x.catchUp(id, p); err != nil {
+		if err := w.catchUp(id, p); err != nil {
 			return err
 		}
 		done++
@@ -136,16 +149,14 @@ func (x *index) build(progress func(done, total int)) error {
 			progress(done, len(places))
 		}
 	}
-	if err := x.applyPlaces(places); err != nil { // forget what is gone
+	if err := w.applyPlaces(places); err != nil { // forget what is gone
 		return err
 	}
-	if _, err := x.db.Exec(`INSERT OR REPLACE INTO info VALUES ('complete', 'yes')`); err != nil {
+	if _, err := w.exec(`INSERT OR REPLACE INTO info VALUES ('complete', 'yes')`); err != nil {
 		return err
 	}
-	x.namesStamp = time.Time{}
-	if time.Since(stamp) >= racyStamp {
-		x.namesStamp = stamp
-		x.db.Exec(`INSERT OR REPLACE INTO info VALUES ('names', ?)`, stamp.UnixNano())
+	if err := w.setNamesStamp(stamp); err != nil {
+		return err
 	}
-	return x.catchUpMarked()
+	return w.catchUpMarked()
 }

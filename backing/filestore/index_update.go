@@ -12,33 +12,31 @@ import (
 
 // How the index follows the store: a session is caught up by reading its
 // branches from the checkpoints the index keeps (how many of each
-// branch's messages it holds) to their ends, a chunk a transaction.
+// branch's messages it holds) to their ends, a chunk at a time, in a
+// writer (index_writer.go).
 
-// chunkMessages and chunkBytes bound what one transaction indexes, so a
-// long session commits as it goes and a crash loses little work.
+// chunkMessages and chunkBytes bound what is read of a log at once.
 const (
 	chunkMessages = 1024
 	chunkBytes    = 8 << 20
 )
 
 // catchUpMarked catches up every session marked dirty (index_dirty.go).
-func (x *index) catchUpMarked() error {
-	marks, err := x.st.dirtyMarks()
+func (w *writer) catchUpMarked() error {
+	marks, err := w.x.st.dirtyMarks()
 	if err != nil {
 		return err
 	}
 	for _, m := range marks {
-		x.taken++
-		file, err := x.st.takeMark(m, x.taken)
+		w.x.taken++
+		file, err := w.x.st.takeMark(m, w.x.taken)
 		if err != nil {
 			continue // another process took it meanwhile
 		}
-		if err := x.catchUp(m.id, place{}); err != nil {
+		if err := w.catchUp(m.id, place{}); err != nil {
 			return err
 		}
-		if err := x.st.dropMark(file); err != nil {
-			return err
-		}
+		w.drops = append(w.drops, file)
 	}
 	return nil
 }
@@ -46,10 +44,10 @@ func (x *index) catchUpMarked() error {
 // catchUp brings session id's rows in step with the store. p is where its
 // name link is, when the caller knows (a session new to the index takes
 // its name and state from it; otherwise reconcileNames keeps them).
-func (x *index) catchUp(id string, p place) error {
-	s, err := x.st.SessionByID(id)
+func (w *writer) catchUp(id string, p place) error {
+	s, err := w.x.st.SessionByID(id)
 	if errors.Is(err, backing.ErrNotFound) {
-		return x.forget(id)
+		return w.forget(id)
 	}
 	if err != nil {
 		return err
@@ -64,8 +62,7 @@ func (x *index) catchUp(id string, p place) error {
 			p.state = backing.StateTrashed
 		}
 	}
-	tags, _ := json.Marshal(m.Tags)
-	if _, err := x.db.Exec(`INSERT OR IGNORE INTO sessions VALUES
+	if _, err := w.exec(`INSERT OR IGNORE INTO sessions VALUES
 		(?, ?, ?, '', '', '', '[]', 0, 0, 0, 0, '', 0, 0, 0, 0, 0)`, id, p.name, p.state); err != nil {
 		return err
 	}
@@ -73,7 +70,7 @@ func (x *index) catchUp(id string, p place) error {
 	if err != nil {
 		return err
 	}
-	if err := x.forgetBranches(id, branches); err != nil {
+	if err := w.forgetBranches(id, branches); err != nil {
 		return err
 	}
 	messages := 0
@@ -85,7 +82,7 @@ func (x *index) catchUp(id string, p place) error {
 		if i == 0 {
 			messages = v.Visible()
 		}
-		if err := x.catchUpBranch(id, b, v); err != nil {
+		if err := w.catchUpBranch(id, b, v); err != nil {
 			return err
 		}
 	}
@@ -97,49 +94,52 @@ func (x *index) catchUp(id string, p place) error {
 	if len(branches) > 0 {
 		def = branches[0].ID
 	}
+	tags, _ := json.Marshal(m.Tags)
 	var oldTitle, oldTags string
-	if err := x.db.QueryRow(`SELECT title, tags FROM sessions WHERE id = ?`, id).Scan(&oldTitle, &oldTags); err != nil {
+	if err := w.scan(`SELECT title, tags FROM sessions WHERE id = ?`, []any{id}, &oldTitle, &oldTags); err != nil {
 		return err
 	}
-	retitle := oldTitle != m.Title || oldTags != string(tags)
-	auto := retitle && len(branches) > 0 && autoTitle(s, branches[0].ID, m.Title)
-	return x.tx(func(tx *sql.Tx) error {
-		if retitle {
-			if err := setTitleRow(tx, id, m, auto); err != nil {
+	if oldTitle != m.Title || oldTags != string(tags) {
+		auto := len(branches) > 0 && autoTitle(s, branches[0].ID, m.Title)
+		if err := w.setTitleRow(id, m, auto); err != nil {
+			return err
+		}
+	}
+	_, err = w.exec(`UPDATE sessions SET title = ?, agent = ?, project = ?, tags = ?, created = ?,
+		last_activity = ?, messages = ?, default_branch = ? WHERE id = ?`,
+		m.Title, backing.AgentOf(m), backing.ProjectOf(m), string(tags), unixNano(m.Created),
+		unixNano(last), messages, def, id)
+	return err
+}
+
+// setTitleRow replaces the row a session hit matches (titleText), a row of
+// no branch.
+func (w *writer) setTitleRow(session string, m backing.Meta, auto bool) error {
+	// Looked for first: a delete from the full-text table flushes what it
+	// holds in memory, which a build would pay for at every session.
+	var old int64
+	switch err := w.scan(`SELECT row FROM messages WHERE session = ? AND branch = ''`, []any{session}, &old); {
+	case err == nil:
+		for _, q := range []string{`DELETE FROM text WHERE rowid = ?`, `DELETE FROM messages WHERE row = ?`} {
+			if _, err := w.exec(q, old); err != nil {
 				return err
 			}
 		}
-		_, err := tx.Exec(`UPDATE sessions SET title = ?, agent = ?, project = ?, tags = ?, created = ?,
-			last_activity = ?, messages = ?, default_branch = ? WHERE id = ?`,
-			m.Title, backing.AgentOf(m), backing.ProjectOf(m), string(tags), unixNano(m.Created),
-			unixNano(last), messages, def, id)
+	case !errors.Is(err, sql.ErrNoRows):
 		return err
-	})
-}
-
-// setTitleRow replaces the row a session hit matches: its title and tags,
-// a row of no branch.
-func setTitleRow(tx *sql.Tx, session string, m backing.Meta, auto bool) error {
-	for _, q := range []string{
-		`DELETE FROM text WHERE rowid IN (SELECT row FROM messages WHERE session = ? AND branch = '')`,
-		`DELETE FROM messages WHERE session = ? AND branch = ''`,
-	} {
-		if _, err := tx.Exec(q, session); err != nil {
-			return err
-		}
 	}
 	body := titleText(m, auto)
 	if body == "" {
 		return nil
 	}
-	r, err := tx.Exec(`INSERT INTO messages(session, branch, pos, turn, role, ts, model, ukey,
+	r, err := w.exec(`INSERT INTO messages(session, branch, pos, turn, role, ts, model, ukey,
 		input, output, cache_read, cache_write, reasoning) VALUES (?, '', -1, 0, '', ?, '', '', 0, 0, 0, 0, 0)`,
 		session, unixNano(m.Created))
 	if err != nil {
 		return err
 	}
 	row, _ := r.LastInsertId()
-	_, err = tx.Exec(`INSERT INTO text(rowid, body) VALUES (?, ?)`, row, body)
+	_, err = w.exec(`INSERT INTO text(rowid, body) VALUES (?, ?)`, row, body)
 	return err
 }
 
@@ -178,27 +178,29 @@ func autoTitle(s backing.Session, branch, title string) bool {
 
 // catchUpBranch indexes the branch's own messages (those after its fork
 // point) the index does not hold yet.
-func (x *index) catchUpBranch(session string, b backing.Branch, v backing.View) error {
-	for {
-		var indexed int
-		err := x.db.QueryRow(`SELECT indexed FROM branches WHERE id = ?`, b.ID).Scan(&indexed)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			indexed = v.Inherited()
-		case err != nil:
-			return err
-		case indexed < v.Inherited() || indexed > v.Len():
-			// Not the branch the index knew (rewritten by a repair, or an
-			// id reused): index it again.
-			if err := x.tx(func(tx *sql.Tx) error { return dropBranch(tx, session, b.ID) }); err != nil {
-				return err
-			}
-			indexed = v.Inherited()
-		}
-		if indexed == v.Len() {
-			_, err := x.db.Exec(`UPDATE branches SET name = ? WHERE id = ? AND name != ?`, b.Name, b.ID, b.Name)
+func (w *writer) catchUpBranch(session string, b backing.Branch, v backing.View) error {
+	var indexed int
+	err := w.scan(`SELECT indexed FROM branches WHERE id = ?`, []any{b.ID}, &indexed)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		indexed = v.Inherited()
+		if _, err := w.exec(`INSERT INTO branches VALUES (?, ?, ?, ?, 0)`, b.ID, session, b.Name, indexed); err != nil {
 			return err
 		}
+	case err != nil:
+		return err
+	case indexed < v.Inherited() || indexed > v.Len():
+		// Not the branch the index knew (rewritten by a repair, or an id
+		// reused): index it again.
+		if err := w.dropBranch(session, b.ID); err != nil {
+			return err
+		}
+		return w.catchUpBranch(session, b, v)
+	}
+	if _, err := w.exec(`UPDATE branches SET name = ? WHERE id = ? AND name != ?`, b.Name, b.ID, b.Name); err != nil {
+		return err
+	}
+	for indexed < v.Len() {
 		to, size := indexed, 0
 		for to < v.Len() && to-indexed < chunkMessages && size < chunkBytes {
 			size += v.RawLen(to)
@@ -208,41 +210,26 @@ func (x *index) catchUpBranch(session string, b backing.Branch, v backing.View) 
 		if err != nil {
 			return err
 		}
-		err = x.tx(func(tx *sql.Tx) error {
-			return insertChunk(tx, session, b, indexed, to, int64(size), msgs)
-		})
-		if err != nil && !errors.Is(err, errRaced) {
+		if err := w.insertChunk(session, b.ID, to, int64(size), msgs); err != nil {
 			return err
 		}
+		if err := w.grew(int64(size)); err != nil {
+			return err
+		}
+		indexed = to
 	}
+	return nil
 }
 
-// errRaced: another process indexed the same messages first.
-var errRaced = errors.New("indexed meanwhile")
-
-// insertChunk stores messages [from, to) of branch b and moves its
-// checkpoint to to, if it still is at from.
-func insertChunk(tx *sql.Tx, session string, b backing.Branch, from, to int, size int64, msgs []backing.Message) error {
-	var indexed int
-	switch err := tx.QueryRow(`SELECT indexed FROM branches WHERE id = ?`, b.ID).Scan(&indexed); {
-	case errors.Is(err, sql.ErrNoRows):
-		indexed = from
-		if _, err := tx.Exec(`INSERT INTO branches VALUES (?, ?, ?, ?, 0)`, b.ID, session, b.Name, from); err != nil {
-			return err
-		}
-	case err != nil:
-		return err
-	}
-	if indexed != from {
-		return errRaced
-	}
+// insertChunk stores messages of branch and moves its checkpoint to to.
+func (w *writer) insertChunk(session, branch string, to int, size int64, msgs []backing.Message) error {
 	var spent backing.Usage
 	for _, msg := range msgs {
 		role, ts, text := backing.SearchText(msg.Raw)
 		u, model, key := backing.UsageOf(msg.Raw)
 		if key != "" && u != (backing.Usage{}) {
 			var one int
-			err := tx.QueryRow(`SELECT 1 FROM messages WHERE session = ? AND ukey = ? LIMIT 1`, session, key).Scan(&one)
+			err := w.scan(`SELECT 1 FROM messages WHERE session = ? AND ukey = ? LIMIT 1`, []any{session, key}, &one)
 			if err == nil {
 				u = backing.Usage{} // another line of the same response counted it
 			} else if !errors.Is(err, sql.ErrNoRows) {
@@ -255,32 +242,31 @@ func insertChunk(tx *sql.Tx, session string, b backing.Branch, from, to int, siz
 		if role == "" {
 			role = backing.EventRole // no text, but usage
 		}
-		r, err := tx.Exec(`INSERT INTO messages(session, branch, pos, turn, role, ts, model, ukey,
+		r, err := w.exec(`INSERT INTO messages(session, branch, pos, turn, role, ts, model, ukey,
 			input, output, cache_read, cache_write, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			session, b.ID, msg.Index, msg.Turn, role, unixNano(ts), model, key,
+			session, branch, msg.Index, msg.Turn, role, unixNano(ts), model, key,
 			u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning)
 		if err != nil {
 			return err
 		}
 		if text != "" {
 			row, _ := r.LastInsertId()
-			if _, err := tx.Exec(`INSERT INTO text(rowid, body) VALUES (?, ?)`, row, text); err != nil {
+			if _, err := w.exec(`INSERT INTO text(rowid, body) VALUES (?, ?)`, row, text); err != nil {
 				return err
 			}
 		}
 		spent = spent.Add(u)
 	}
-	if _, err := tx.Exec(`UPDATE branches SET name = ?, indexed = ?, bytes = bytes + ? WHERE id = ?`,
-		b.Name, to, size, b.ID); err != nil {
+	if _, err := w.exec(`UPDATE branches SET indexed = ?, bytes = bytes + ? WHERE id = ?`, to, size, branch); err != nil {
 		return err
 	}
-	return addSpent(tx, session, size, spent)
+	return w.addSpent(session, size, spent)
 }
 
 // addSpent moves a session's totals by what a chunk added (or, negative,
 // what a dropped branch took away).
-func addSpent(tx *sql.Tx, session string, size int64, u backing.Usage) error {
-	_, err := tx.Exec(`UPDATE sessions SET bytes = bytes + ?, input = input + ?, output = output + ?,
+func (w *writer) addSpent(session string, size int64, u backing.Usage) error {
+	_, err := w.exec(`UPDATE sessions SET bytes = bytes + ?, input = input + ?, output = output + ?,
 		cache_read = cache_read + ?, cache_write = cache_write + ?, reasoning = reasoning + ? WHERE id = ?`,
 		size, u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning, session)
 	return err
@@ -288,13 +274,13 @@ func addSpent(tx *sql.Tx, session string, size int64, u backing.Usage) error {
 
 // dropBranch removes a branch's rows and takes them off its session's
 // totals.
-func dropBranch(tx *sql.Tx, session, branch string) error {
+func (w *writer) dropBranch(session, branch string) error {
 	var size int64
 	var u backing.Usage
-	err := tx.QueryRow(`SELECT b.bytes, coalesce(sum(m.input), 0), coalesce(sum(m.output), 0),
+	err := w.scan(`SELECT b.bytes, coalesce(sum(m.input), 0), coalesce(sum(m.output), 0),
 		coalesce(sum(m.cache_read), 0), coalesce(sum(m.cache_write), 0), coalesce(sum(m.reasoning), 0)
-		FROM branches b LEFT JOIN messages m ON m.branch = b.id WHERE b.id = ?`, branch).
-		Scan(&size, &u.Input, &u.Output, &u.CacheRead, &u.CacheWrite, &u.Reasoning)
+		FROM branches b LEFT JOIN messages m ON m.branch = b.id WHERE b.id = ?`, []any{branch},
+		&size, &u.Input, &u.Output, &u.CacheRead, &u.CacheWrite, &u.Reasoning)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -306,21 +292,21 @@ func dropBranch(tx *sql.Tx, session, branch string) error {
 		`DELETE FROM messages WHERE branch = ?`,
 		`DELETE FROM branches WHERE id = ?`,
 	} {
-		if _, err := tx.Exec(q, branch); err != nil {
+		if _, err := w.exec(q, branch); err != nil {
 			return err
 		}
 	}
-	return addSpent(tx, session, -size, backing.Usage{Input: -u.Input, Output: -u.Output,
+	return w.addSpent(session, -size, backing.Usage{Input: -u.Input, Output: -u.Output,
 		CacheRead: -u.CacheRead, CacheWrite: -u.CacheWrite, Reasoning: -u.Reasoning})
 }
 
 // forgetBranches drops the rows of the session's branches that are gone.
-func (x *index) forgetBranches(session string, branches []backing.Branch) error {
+func (w *writer) forgetBranches(session string, branches []backing.Branch) error {
 	live := map[string]bool{}
 	for _, b := range branches {
 		live[b.ID] = true
 	}
-	rows, err := x.db.Query(`SELECT id FROM branches WHERE session = ?`, session)
+	rows, err := w.query(`SELECT id FROM branches WHERE session = ?`, session)
 	if err != nil {
 		return err
 	}
@@ -332,41 +318,30 @@ func (x *index) forgetBranches(session string, branches []backing.Branch) error 
 		}
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
 	for _, id := range gone {
-		if err := x.tx(func(tx *sql.Tx) error { return dropBranch(tx, session, id) }); err != nil {
+		if err := w.dropBranch(session, id); err != nil {
 			return err
 		}
 	}
-	return rows.Err()
+	return nil
 }
 
 // forget drops every row of a session that is gone for good.
-func (x *index) forget(id string) error {
-	return x.tx(func(tx *sql.Tx) error {
-		for _, q := range []string{
-			`DELETE FROM text WHERE rowid IN (SELECT row FROM messages WHERE session = ?)`,
-			`DELETE FROM messages WHERE session = ?`,
-			`DELETE FROM branches WHERE session = ?`,
-			`DELETE FROM sessions WHERE id = ?`,
-		} {
-			if _, err := tx.Exec(q, id); err != nil {
-				return err
-			}
+func (w *writer) forget(id string) error {
+	for _, q := range []string{
+		`DELETE FROM text WHERE rowid IN (SELECT row FROM messages WHERE session = ?)`,
+		`DELETE FROM messages WHERE session = ?`,
+		`DELETE FROM branches WHERE session = ?`,
+		`DELETE FROM sessions WHERE id = ?`,
+	} {
+		if _, err := w.exec(q, id); err != nil {
+			return err
 		}
-		return nil
-	})
-}
-
-func (x *index) tx(fn func(tx *sql.Tx) error) error {
-	tx, err := x.db.Begin()
-	if err != nil {
-		return err
 	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return nil
 }
 
 // kick has the index catch up soon after a change, when this process
