@@ -34,7 +34,7 @@ import (
 
 // indexSchema is the version of the tables below; an index of another
 // version is thrown away and rebuilt.
-const indexSchema = "1"
+const indexSchema = "2"
 
 var indexTables = []string{
 	`CREATE TABLE info(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -62,10 +62,8 @@ var indexTables = []string{
 	// body: a message's text (backing.SearchText), or a session's title
 	// and tags. remove_diacritics: "cafe" finds "café".
 	`CREATE VIRTUAL TABLE text USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')`,
-	// FTS5 writes what it holds in memory to a new segment every hashsize
-	// bytes (1 MiB by default) and merges small segments as they pile
-	// up: larger ones, fewer merges; a build goes several times faster.
-	`INSERT INTO text(text, rank) VALUES ('hashsize', 32 * 1024 * 1024)`,
+	// How many rows hold each word: whether a query is too common to rank.
+	`CREATE VIRTUAL TABLE vocab USING fts5vocab(text, 'row')`,
 }
 
 // index is a store's search index, opened on first use.
@@ -217,7 +215,7 @@ func checkSchema(db *sql.DB) error {
 		return err
 	}
 	defer tx.Rollback()
-	for _, t := range []string{"info", "sessions", "branches", "messages", "text"} {
+	for _, t := range []string{"info", "sessions", "branches", "messages", "vocab", "text"} {
 		if _, err := tx.Exec(`DROP TABLE IF EXISTS ` + t); err != nil {
 			return err
 		}

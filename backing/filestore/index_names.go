@@ -1,6 +1,8 @@
 package filestore
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
@@ -139,9 +141,11 @@ func (w *writer) build(progress func(done, total int)) error {
 	if err != nil {
 		return err
 	}
+	// Oldest first (ids are UUID v7, in order of creation), so that rows
+	// are numbered about as they were written (index_search.go).
 	done := 0
-	for id, p := range places {
-		if err := w.catchUp(id, p); err != nil {
+	for _, id := range slices.Sorted(maps.Keys(places)) {
+		if err := w.catchUp(id, places[id]); err != nil {
 			return err
 		}
 		done++

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/sessfs/sessfs/backing"
 )
@@ -47,6 +48,48 @@ func ftsQuery(terms []backing.Term) string {
 	return q
 }
 
+// rankMax is how many messages a query's rarest word may be in and its
+// hits still be ranked: ranking scores every match (bm25), which takes
+// about 2 µs a match here, so a word in most messages of a big store
+// (the, error) lists its hits newest first instead, in a millisecond.
+const rankMax = 20_000
+
+// matches is about how many rows the query can match: the fewest of its
+// AND-ed terms' rows (an OR group's are summed); for a phrase, its rarest
+// word's. A prefix counts as common; a word unknown to the index as none.
+func matches(db *sql.DB, terms []backing.Term) int64 {
+	rows := func(word string) int64 {
+		var n int64
+		db.QueryRow(`SELECT doc FROM vocab WHERE term = ?`, word).Scan(&n)
+		return n
+	}
+	best, group := int64(-1), int64(0)
+	for i, t := range terms {
+		if t.Not {
+			continue
+		}
+		n := int64(rankMax + 1)
+		if !t.Prefix {
+			for _, w := range strings.FieldsFunc(strings.ToLower(t.Text), func(r rune) bool {
+				return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+			}) {
+				n = min(n, rows(w))
+			}
+		}
+		if t.Or {
+			group += n
+		} else {
+			group = n
+		}
+		if i+1 == len(terms) || !terms[i+1].Or {
+			if best < 0 || group < best {
+				best = group
+			}
+		}
+	}
+	return best
+}
+
 func search(db *sql.DB, q backing.Query, terms []backing.Term) ([]backing.Hit, error) {
 	where := []string{`text MATCH ?`}
 	args := []any{ftsQuery(terms)}
@@ -79,6 +122,12 @@ func search(db *sql.DB, q backing.Query, terms []backing.Term) ([]backing.Hit, e
 		where = append(where, `m.ts < ?`)
 		args = append(args, q.Until.UnixNano())
 	}
+	// Rows are numbered as messages are indexed: in the order they were
+	// appended, by session age on a rebuild. Newest first is rowid order.
+	order := ` ORDER BY bm25(text), m.ts DESC`
+	if matches(db, terms) > rankMax {
+		order = ` ORDER BY text.rowid DESC`
+	}
 	limit := ""
 	if q.Limit > 0 {
 		limit = ` LIMIT ?`
@@ -90,8 +139,7 @@ func search(db *sql.DB, q backing.Query, terms []backing.Term) ([]backing.Hit, e
 		JOIN messages m ON m.row = text.rowid
 		JOIN sessions s ON s.id = m.session
 		LEFT JOIN branches b ON b.id = m.branch
-		WHERE `+strings.Join(where, " AND ")+`
-		ORDER BY bm25(text), m.ts DESC`+limit, args...)
+		WHERE `+strings.Join(where, " AND ")+order+limit, args...)
 	if err != nil {
 		return nil, err
 	}

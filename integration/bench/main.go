@@ -31,6 +31,8 @@ type config struct {
 	grepMsgs    int // messages per session of row 8
 	bigSession  int // messages of the big session of rows 5 and 6
 	catSession  int // messages of the session of row 4
+
+	searchSess, searchMsgs, searchMsgSize int // sessions, messages each and bytes a message of row 10
 }
 
 func main() {
@@ -64,11 +66,13 @@ func main() {
 		c.nSessions, c.msgsPerSess = 2000, 20
 		c.grepSess, c.grepMsgs = 1000, 50
 		c.bigSession, c.catSession = 100_000, 100_000
+		c.searchSess, c.searchMsgs, c.searchMsgSize = 1000, 50, 1000
 	} else {
 		c.appendOps, c.concOps = 1000, 200
 		c.nSessions, c.msgsPerSess = 10_000, 20
 		c.grepSess, c.grepMsgs = 1000, 200
 		c.bigSession, c.catSession = 1_000_000, 100_000
+		c.searchSess, c.searchMsgs, c.searchMsgSize = 10_000, 50, 2000
 	}
 	parent := *dir
 	if parent == "" {
@@ -143,8 +147,8 @@ func run(c *config) (rows []Row, err error) {
 		}
 	}()
 	printMachine(c)
-	steps := []func(*config) []Row{rowAppend1, rowAppend8, rowAppendNoSync, rowCat, rowTail, rowFork, rowLs, rowGrep, rowMount}
-	rowIDs := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}
+	steps := []func(*config) []Row{rowAppend1, rowAppend8, rowAppendNoSync, rowCat, rowTail, rowFork, rowLs, rowGrep, rowMount, rowSearch}
+	rowIDs := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}
 	for i, step := range steps {
 		if c.only != "" && !slices.Contains(strings.Split(c.only, ","), rowIDs[i]) {
 			continue
