@@ -28,6 +28,8 @@ const (
 	kindHTML
 	kindRedacted
 	kindExport
+	kindUsage     // usage.json of a session or a branch
+	kindTurnUsage // usage.json of a turn
 )
 
 // ino hashes a kind and ids into an inode number below 2^63; 0 and 1 (the
