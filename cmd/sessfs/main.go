@@ -51,6 +51,7 @@ func commands() []command {
 		{"export", "write a session as Markdown, HTML, JSON, JSON lines or its original file", runExport},
 		{"fork", "create a branch from another at its head, a turn or a message", runFork},
 		{"branches", "list the branches of a session", runBranches},
+		{"usage", "report the tokens sessions spent and their cost, by day, project, model or session", runUsage},
 		{"branch", "rename or remove a branch (branch rename | branch rm)", runBranch},
 		{"rename", "rename a session", runRename},
 		{"rm", "move sessions to the trash", runRm},
