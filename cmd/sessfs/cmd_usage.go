@@ -37,10 +37,10 @@ type usageReport struct {
 func runUsage(args []string) int {
 	c := newCLI("usage", "[--by day|project|model|session] [--since D] [--until D] [--json] [SESSION…]",
 		`Reports the tokens the sessions spent and what they cost: a row a day (the
-default), project, model or session, and a TOTAL line. INPUT is input read
-neither from nor into a cache, CACHE READ and CACHE WRITE the prompt cache,
-OUTPUT everything the model wrote and REASONING the part of it that was
-reasoning (not added again to TOTAL). Each API response counts once, in
+default), project, model or session, and a TOTAL line. INPUT is prompt
+tokens neither read from nor written to a cache, CACHE READ and CACHE WRITE
+the prompt cache's, OUTPUT everything the model wrote and REASONING the part
+of it that was reasoning (not added again to TOTAL). Each API response counts once, in
 the day of its message; every branch of a session counts, each message
 once, so a fork never counts its history twice. Archived sessions count;
 sessions in the trash do not. COST is at the list prices of the table in
@@ -78,6 +78,11 @@ With SESSION names, only those sessions.`)
 	groups := map[string]backing.ModelUsage{}
 	failed := false
 	for _, s := range sessions {
+		if s.err != nil { // listed with its error; the others still count
+			c.warn(fmt.Errorf("session %q left out: %w", s.name, s.err))
+			failed = true
+			continue
+		}
 		var su backing.SessionUsage
 		err := su.Update(s.s, func(sp backing.Spend) {
 			if !inRange(sp.Time, since, until) {
@@ -133,11 +138,13 @@ With SESSION names, only those sessions.`)
 	return exitOK
 }
 
-// usageSession is a session the report reads.
+// usageSession is a session the report reads, or the error that keeps it
+// from reading one the store lists.
 type usageSession struct {
 	s       backing.Session
 	name    string
 	project string
+	err     error
 }
 
 // usageSessions opens the sessions named, or every active and archived
@@ -149,7 +156,7 @@ func usageSessions(st backing.Store, names []string) ([]usageSession, error) {
 		if p == "" {
 			p = "(none)"
 		}
-		out = append(out, usageSession{s, name, p})
+		out = append(out, usageSession{s: s, name: name, project: p})
 	}
 	if len(names) > 0 {
 		for _, name := range names {
@@ -170,12 +177,17 @@ func usageSessions(st backing.Store, names []string) ([]usageSession, error) {
 		return nil, err
 	}
 	for _, info := range list {
-		if info.State == backing.StateTrashed || info.Err != nil {
-			continue // what the trash spent is gone with it; a damaged one is fsck's
+		if info.State == backing.StateTrashed {
+			continue // what the trash spent is gone with it
+		}
+		if info.Err != nil {
+			out = append(out, usageSession{name: info.Name, err: info.Err})
+			continue
 		}
 		s, err := st.SessionByID(info.ID)
 		if err != nil {
-			return nil, err
+			out = append(out, usageSession{name: info.Name, err: err})
+			continue
 		}
 		add(s, info.Name, info.Meta)
 	}

@@ -215,6 +215,17 @@ func TestUsageReport(t *testing.T) {
 		t.Errorf("a, until 1 March: %+v", r)
 	}
 
+	// A session the store cannot read is left out, saying so; the others
+	// still count.
+	s.ok("new", "broken")
+	b, _ := s.session("broken", backing.StateActive)
+	if err := os.WriteFile(filepath.Join(s.dir, "sessions", b.ID, "meta.json"), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.run("usage", "--json"); r.code != exitFail || !strings.Contains(r.stderr, `session "broken" left out`) || !strings.Contains(r.stdout, `"input": 3000005`) {
+		t.Errorf("a broken session: %v", r)
+	}
+
 	s.fails(exitUsage, `--by "week"`, "", "usage", "--by", "week")
 	s.fails(exitUsage, "--since", "", "usage", "--since", "yesterday")
 	s.fails(exitFail, "not found", "", "usage", "no-such-session")
