@@ -8,8 +8,8 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// branchDir is MOUNT/<session>/branches/<name>/: the branch's files and
-// info.json.
+// branchDir is MOUNT/<session>/branches/<name>/: the branch's files,
+// info.json and usage.json.
 type branchDir struct {
 	base
 	refusing
@@ -34,15 +34,19 @@ func (n *branchDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Att
 func (n *branchDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	ids := []string{n.ref.s.ID(), n.ref.id}
 	list := append([]fuse.DirEntry{entry("info.json", fileMode, ino(kindInfo, ids...))}, branchEntries(ids...)...)
+	list = append(list, entry("usage.json", fileMode, ino(kindUsage, ids...)))
 	return fs.NewListDirStream(list), 0
 }
 
 func (n *branchDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	ids := []string{n.ref.s.ID(), n.ref.id}
 	var in *fs.Inode
-	if name == "info.json" {
+	switch name {
+	case "info.json":
 		in = child(ctx, &n.Inode, name, &infoFile{base: base{fsys: n.fsys}, ref: n.ref}, fileMode, ino(kindInfo, ids...))
-	} else {
+	case "usage.json": // the branch's view
+		in = usageChild(ctx, &n.Inode, &usageFile{base: base{fsys: n.fsys}, s: n.ref.s, scope: usageBranch, ref: n.ref}, ids...)
+	default:
 		in = branchFile(ctx, &n.Inode, n.fsys, n.ref, name, ids...)
 	}
 	if in == nil {

@@ -15,7 +15,8 @@
 //
 // One node type a file: root.go, session_dir.go, branches_dir.go,
 // branch_dir.go, turns_dir.go, turn_dir.go, fork_dir.go, rendered_file.go,
-// append_file.go, meta_file.go, info_file.go, archive_dir.go, trash_dir.go,
+// append_file.go, meta_file.go, info_file.go, usage_file.go (usage.json
+// of a session, a branch and a turn), archive_dir.go, trash_dir.go,
 // scratch_file.go and scratch_link.go (editors' temporaries in a session
 // folder, whose one rule is in scratch_dir.go). Every change is checked
 // where it starts (FS.writable, FS.changeable): on a read-only mount and in

@@ -31,6 +31,8 @@ const (
 	kindSearch
 	kindQuery
 	kindHitLink
+	kindUsage     // usage.json of a session or a branch
+	kindTurnUsage // usage.json of a turn
 )
 
 // ino hashes a kind and ids into an inode number below 2^63; 0 and 1 (the

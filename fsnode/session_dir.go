@@ -11,7 +11,7 @@ import (
 )
 
 // sessionDir is MOUNT/<session>/: meta.json, the default branch's files,
-// branches/ and turns/, and the temporaries editors make beside meta.json
+// the session's usage.json, branches/ and turns/, and the temporaries editors make beside meta.json
 // (scratch_dir.go).
 type sessionDir struct {
 	base
@@ -41,6 +41,7 @@ func (n *sessionDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 	id := n.s.ID()
 	list := []fuse.DirEntry{entry("meta.json", fileMode, ino(kindMeta, id))}
 	list = append(list, branchEntries(id)...)
+	list = append(list, entry("usage.json", fileMode, ino(kindUsage, id)))
 	list = append(list, entry("branches", syscall.S_IFDIR, ino(kindBranches, id)))
 	list = append(list, n.temps(false).entries()...)
 	return fs.NewListDirStream(list), 0
@@ -51,6 +52,8 @@ func (n *sessionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	switch name {
 	case "meta.json":
 		in = child(ctx, &n.Inode, name, &metaFile{base: base{fsys: n.fsys}, s: n.s}, fileMode, ino(kindMeta, n.s.ID()))
+	case "usage.json": // the session's: every branch
+		in = usageChild(ctx, &n.Inode, &usageFile{base: base{fsys: n.fsys}, s: n.s, scope: usageSession}, n.s.ID())
 	case "branches":
 		in = child(ctx, &n.Inode, name, &branchesDir{base: base{fsys: n.fsys}, s: n.s}, syscall.S_IFDIR, ino(kindBranches, n.s.ID()))
 	default:

@@ -14,8 +14,9 @@ import (
 	"github.com/sessfs/sessfs/backing"
 )
 
-// turnDir is turns/<n>/: the turn's messages.jsonl and transcript.md, and
-// fork/, where `mkdir fork/<x>` forks the branch after this turn.
+// turnDir is turns/<n>/: the turn's messages.jsonl, transcript.md and
+// usage.json, and fork/, where `mkdir fork/<x>` forks the branch after
+// this turn.
 type turnDir struct {
 	base
 	refusing
@@ -132,6 +133,7 @@ func (n *turnDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	return fs.NewListDirStream([]fuse.DirEntry{
 		entry("transcript.md", fileMode, ino(kindTurnTranscript, n.ids...)),
 		entry("messages.jsonl", fileMode, ino(kindTurnMessages, n.ids...)),
+		entry("usage.json", fileMode, ino(kindTurnUsage, n.ids...)),
 		entry("fork", syscall.S_IFDIR, ino(kindFork, n.ids...)),
 	}), 0
 }
@@ -143,6 +145,8 @@ func (n *turnDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		in = child(ctx, &n.Inode, name, newRenderedFile(n.fsys, n.ref, formatMarkdown, n.turn), fileMode, ino(kindTurnTranscript, n.ids...))
 	case "messages.jsonl":
 		in = child(ctx, &n.Inode, name, newRenderedFile(n.fsys, n.ref, formatJSONL, n.turn), fileMode, ino(kindTurnMessages, n.ids...))
+	case "usage.json":
+		in = usageChild(ctx, &n.Inode, &usageFile{base: base{fsys: n.fsys}, s: n.ref.s, scope: usageTurn, ref: n.ref, turn: n.turn}, n.ids...)
 	case "fork":
 		in = child(ctx, &n.Inode, name, &forkDir{base: base{fsys: n.fsys}, ref: n.ref, turn: n.turn}, syscall.S_IFDIR, ino(kindFork, n.ids...))
 	default:

@@ -2,10 +2,11 @@
 // (mount, umount; mount --source shows an agent's own folder), creates,
 // lists, appends to, shows, forks, renames, archives, trashes and sweeps
 // sessions and their branches, imports Claude Code and Codex sessions and
-// exports any session, and checks and repairs the store (fsck). The
-// commands are listed in main.go's table; each is in cmd_<name>.go but
-// umount (in cmd_mount.go), unarchive (cmd_archive.go), branch rename and
-// rm (cmd_branch.go) and help (main.go). DESIGN.md is the contract they
+// exports any session, reports the tokens sessions spent and their cost
+// (usage), and checks and repairs the store (fsck). The commands are
+// listed in main.go's table; each is in cmd_<name>.go but umount (in
+// cmd_mount.go), unarchive (cmd_archive.go), branch rename and rm
+// (cmd_branch.go) and help (main.go). DESIGN.md is the contract they
 // follow.
 package main
 
@@ -53,6 +54,7 @@ func commands() []command {
 		{"export", "write a session as Markdown, HTML, JSON, JSON lines or its original file", runExport},
 		{"fork", "create a branch from another at its head, a turn or a message", runFork},
 		{"branches", "list the branches of a session", runBranches},
+		{"usage", "report the tokens sessions spent and their cost, by day, project, model or session", runUsage},
 		{"branch", "rename or remove a branch (branch rename | branch rm)", runBranch},
 		{"rename", "rename a session", runRename},
 		{"rm", "move sessions to the trash", runRm},
