@@ -63,6 +63,21 @@ func (t *Tally) Add(u Usage, model, key string) Spend {
 	return Spend{Model: model, Usage: u}
 }
 
+// Seed tells t that key counted u, spent by model, before it: what an
+// index that keeps a tally's additions as rows restores, so that the lines
+// of a response read later add only what they have more of.
+func (t *Tally) Seed(key, model string, u Usage) {
+	if key != "" {
+		t.byKey[key] = keyed{model, u}
+	}
+}
+
+// Seeded reports whether key is counted or seeded in t.
+func (t *Tally) Seeded(key string) bool {
+	_, ok := t.byKey[key]
+	return ok
+}
+
 // Total is everything the tally counted.
 func (t *Tally) Total() Usage { return t.byModel.Total() }
 
@@ -87,6 +102,9 @@ type Stream struct {
 // Stream starts reading a branch into t; fallback is the model of usage
 // that no earlier message named one for: the session's meta.json model.
 func (t *Tally) Stream(fallback string) *Stream { return &Stream{t: t, model: fallback} }
+
+// Model is the model in effect: what usage that names none is spent by.
+func (s *Stream) Model() string { return s.model }
 
 // Add counts one stored message and returns what it added.
 func (s *Stream) Add(line []byte) Spend {

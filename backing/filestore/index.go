@@ -34,7 +34,7 @@ import (
 
 // indexSchema is the version of the tables below; an index of another
 // version is thrown away and rebuilt.
-const indexSchema = "2"
+const indexSchema = "3"
 
 var indexTables = []string{
 	`CREATE TABLE info(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -42,15 +42,16 @@ var indexTables = []string{
 		id TEXT PRIMARY KEY, name TEXT NOT NULL, state TEXT NOT NULL,
 		title TEXT NOT NULL, agent TEXT NOT NULL, project TEXT NOT NULL, tags TEXT NOT NULL,
 		created INTEGER NOT NULL, last_activity INTEGER NOT NULL,
-		messages INTEGER NOT NULL, bytes INTEGER NOT NULL, default_branch TEXT NOT NULL,
-		input INTEGER NOT NULL, output INTEGER NOT NULL, cache_read INTEGER NOT NULL,
-		cache_write INTEGER NOT NULL, reasoning INTEGER NOT NULL)`,
+		messages INTEGER NOT NULL, bytes INTEGER NOT NULL, default_branch TEXT NOT NULL)`,
 	`CREATE TABLE branches(
 		id TEXT PRIMARY KEY, session TEXT NOT NULL, name TEXT NOT NULL,
-		indexed INTEGER NOT NULL, bytes INTEGER NOT NULL)`,
+		indexed INTEGER NOT NULL, bytes INTEGER NOT NULL,
+		model TEXT NOT NULL)`, // the model in effect at the checkpoint (backing.Stream)
 	`CREATE INDEX branches_session ON branches(session)`,
 	// One row a message with text or usage, and one of no branch (pos -1)
-	// for each session's title and tags; row is its rowid in text.
+	// for each session's title and tags; row is its rowid in text. The
+	// usage is what the message added to its session's tally, under the
+	// response's key (backing.Tally).
 	`CREATE TABLE messages(
 		row INTEGER PRIMARY KEY, session TEXT NOT NULL, branch TEXT NOT NULL,
 		pos INTEGER NOT NULL, turn INTEGER NOT NULL, role TEXT NOT NULL, ts INTEGER NOT NULL,
@@ -59,6 +60,11 @@ var indexTables = []string{
 		cache_write INTEGER NOT NULL, reasoning INTEGER NOT NULL)`,
 	`CREATE INDEX messages_branch ON messages(branch, pos)`,
 	`CREATE INDEX messages_ukey ON messages(session, ukey) WHERE ukey != ''`,
+	// What each session spent, by model: the sum of its messages' usage,
+	// kept as they are indexed, for the catalog.
+	`CREATE TABLE spend(session TEXT NOT NULL, model TEXT NOT NULL,
+		input INTEGER NOT NULL, output INTEGER NOT NULL, cache_read INTEGER NOT NULL,
+		cache_write INTEGER NOT NULL, reasoning INTEGER NOT NULL, PRIMARY KEY (session, model))`,
 	// body: a message's text (backing.SearchText), or a session's title
 	// and tags. remove_diacritics: "cafe" finds "café".
 	`CREATE VIRTUAL TABLE text USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')`,
@@ -215,7 +221,7 @@ func checkSchema(db *sql.DB) error {
 		return err
 	}
 	defer tx.Rollback()
-	for _, t := range []string{"info", "sessions", "branches", "messages", "vocab", "text"} {
+	for _, t := range []string{"info", "sessions", "branches", "messages", "spend", "vocab", "text"} {
 		if _, err := tx.Exec(`DROP TABLE IF EXISTS ` + t); err != nil {
 			return err
 		}

@@ -63,7 +63,7 @@ func (w *writer) catchUp(id string, p place) error {
 		}
 	}
 	if _, err := w.exec(`INSERT OR IGNORE INTO sessions VALUES
-		(?, ?, ?, '', '', '', '[]', 0, 0, 0, 0, '', 0, 0, 0, 0, 0)`, id, p.name, p.state); err != nil {
+		(?, ?, ?, '', '', '', '[]', 0, 0, 0, 0, '')`, id, p.name, p.state); err != nil {
 		return err
 	}
 	branches, err := s.Branches()
@@ -82,7 +82,7 @@ func (w *writer) catchUp(id string, p place) error {
 		if i == 0 {
 			messages = v.Visible()
 		}
-		if err := w.catchUpBranch(id, b, v); err != nil {
+		if err := w.catchUpBranch(id, b, v, m.Model); err != nil {
 			return err
 		}
 	}
@@ -178,13 +178,15 @@ func autoTitle(s backing.Session, branch, title string) bool {
 
 // catchUpBranch indexes the branch's own messages (those after its fork
 // point) the index does not hold yet.
-func (w *writer) catchUpBranch(session string, b backing.Branch, v backing.View) error {
+// fallback is the model of usage before any message names one.
+func (w *writer) catchUpBranch(session string, b backing.Branch, v backing.View, fallback string) error {
 	var indexed int
-	err := w.scan(`SELECT indexed FROM branches WHERE id = ?`, []any{b.ID}, &indexed)
+	var model string
+	err := w.scan(`SELECT indexed, model FROM branches WHERE id = ?`, []any{b.ID}, &indexed, &model)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		indexed = v.Inherited()
-		if _, err := w.exec(`INSERT INTO branches VALUES (?, ?, ?, ?, 0)`, b.ID, session, b.Name, indexed); err != nil {
+		indexed, model = v.Inherited(), fallback
+		if _, err := w.exec(`INSERT INTO branches VALUES (?, ?, ?, ?, 0, ?)`, b.ID, session, b.Name, indexed, model); err != nil {
 			return err
 		}
 	case err != nil:
@@ -195,11 +197,13 @@ func (w *writer) catchUpBranch(session string, b backing.Branch, v backing.View)
 		if err := w.dropBranch(session, b.ID); err != nil {
 			return err
 		}
-		return w.catchUpBranch(session, b, v)
+		return w.catchUpBranch(session, b, v, fallback)
 	}
 	if _, err := w.exec(`UPDATE branches SET name = ? WHERE id = ? AND name != ?`, b.Name, b.ID, b.Name); err != nil {
 		return err
 	}
+	tally := backing.NewTally()
+	stream := tally.Stream(model)
 	for indexed < v.Len() {
 		to, size := indexed, 0
 		for to < v.Len() && to-indexed < chunkMessages && size < chunkBytes {
@@ -210,7 +214,7 @@ func (w *writer) catchUpBranch(session string, b backing.Branch, v backing.View)
 		if err != nil {
 			return err
 		}
-		if err := w.insertChunk(session, b.ID, to, int64(size), msgs); err != nil {
+		if err := w.insertChunk(session, b.ID, to, int64(size), msgs, tally, stream); err != nil {
 			return err
 		}
 		if err := w.grew(int64(size)); err != nil {
@@ -222,21 +226,22 @@ func (w *writer) catchUpBranch(session string, b backing.Branch, v backing.View)
 }
 
 // insertChunk stores messages of branch and moves its checkpoint to to.
-func (w *writer) insertChunk(session, branch string, to int, size int64, msgs []backing.Message) error {
-	var spent backing.Usage
+// Their usage goes through stream, into tally, as backing.Tally's rule
+// says; the responses the session counted before are seeded from rows.
+func (w *writer) insertChunk(session, branch string, to int, size int64, msgs []backing.Message,
+	tally *backing.Tally, stream *backing.Stream) error {
+	spent := backing.ModelUsage{}
 	for _, msg := range msgs {
 		role, ts, text := backing.SearchText(msg.Raw)
-		u, model, key := backing.UsageOf(msg.Raw)
-		if key != "" && u != (backing.Usage{}) {
-			var one int
-			err := w.scan(`SELECT 1 FROM messages WHERE session = ? AND ukey = ? LIMIT 1`, []any{session, key}, &one)
-			if err == nil {
-				u = backing.Usage{} // another line of the same response counted it
-			} else if !errors.Is(err, sql.ErrNoRows) {
+		_, _, key := backing.UsageOf(msg.Raw)
+		if key != "" && !tally.Seeded(key) {
+			if err := w.seed(tally, session, key); err != nil {
 				return err
 			}
 		}
-		if text == "" && u == (backing.Usage{}) {
+		sp := stream.Add(msg.Raw)
+		u := sp.Usage
+		if text == "" && u.IsZero() {
 			continue
 		}
 		if role == "" {
@@ -244,7 +249,7 @@ func (w *writer) insertChunk(session, branch string, to int, size int64, msgs []
 		}
 		r, err := w.exec(`INSERT INTO messages(session, branch, pos, turn, role, ts, model, ukey,
 			input, output, cache_read, cache_write, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			session, branch, msg.Index, msg.Turn, role, unixNano(ts), model, key,
+			session, branch, msg.Index, msg.Turn, role, unixNano(ts), sp.Model, key,
 			u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning)
 		if err != nil {
 			return err
@@ -255,36 +260,75 @@ func (w *writer) insertChunk(session, branch string, to int, size int64, msgs []
 				return err
 			}
 		}
-		spent = spent.Add(u)
+		if !u.IsZero() {
+			spent.Add(sp.Model, u)
+		}
 	}
-	if _, err := w.exec(`UPDATE branches SET indexed = ?, bytes = bytes + ? WHERE id = ?`, to, size, branch); err != nil {
+	if _, err := w.exec(`UPDATE branches SET indexed = ?, bytes = bytes + ?, model = ? WHERE id = ?`,
+		to, size, stream.Model(), branch); err != nil {
 		return err
 	}
-	return w.addSpent(session, size, spent)
+	if _, err := w.exec(`UPDATE sessions SET bytes = bytes + ? WHERE id = ?`, size, session); err != nil {
+		return err
+	}
+	return w.addSpent(session, spent, 1)
 }
 
-// addSpent moves a session's totals by what a chunk added (or, negative,
-// what a dropped branch took away).
-func (w *writer) addSpent(session string, size int64, u backing.Usage) error {
-	_, err := w.exec(`UPDATE sessions SET bytes = bytes + ?, input = input + ?, output = output + ?,
-		cache_read = cache_read + ?, cache_write = cache_write + ?, reasoning = reasoning + ? WHERE id = ?`,
-		size, u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning, session)
-	return err
+// seed restores into tally what the session's rows counted under key.
+func (w *writer) seed(tally *backing.Tally, session, key string) error {
+	var u backing.Usage
+	var model sql.NullString
+	err := w.scan(`SELECT min(model), coalesce(sum(input), 0), coalesce(sum(output), 0), coalesce(sum(cache_read), 0),
+		coalesce(sum(cache_write), 0), coalesce(sum(reasoning), 0) FROM messages WHERE session = ? AND ukey = ?`,
+		[]any{session, key}, &model, &u.Input, &u.Output, &u.CacheRead, &u.CacheWrite, &u.Reasoning)
+	if err != nil || !model.Valid {
+		return err
+	}
+	tally.Seed(key, model.String, u)
+	return nil
+}
+
+// addSpent adds (sign 1) or takes away (-1) what models spent to the
+// session's totals.
+func (w *writer) addSpent(session string, spent backing.ModelUsage, sign int64) error {
+	for model, u := range spent {
+		if _, err := w.exec(`INSERT INTO spend VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (session, model) DO UPDATE SET input = input + excluded.input,
+				output = output + excluded.output, cache_read = cache_read + excluded.cache_read,
+				cache_write = cache_write + excluded.cache_write, reasoning = reasoning + excluded.reasoning`,
+			session, model, sign*u.Input, sign*u.Output, sign*u.CacheRead, sign*u.CacheWrite, sign*u.Reasoning); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // dropBranch removes a branch's rows and takes them off its session's
 // totals.
 func (w *writer) dropBranch(session, branch string) error {
 	var size int64
-	var u backing.Usage
-	err := w.scan(`SELECT b.bytes, coalesce(sum(m.input), 0), coalesce(sum(m.output), 0),
-		coalesce(sum(m.cache_read), 0), coalesce(sum(m.cache_write), 0), coalesce(sum(m.reasoning), 0)
-		FROM branches b LEFT JOIN messages m ON m.branch = b.id WHERE b.id = ?`, []any{branch},
-		&size, &u.Input, &u.Output, &u.CacheRead, &u.CacheWrite, &u.Reasoning)
-	if errors.Is(err, sql.ErrNoRows) {
+	if err := w.scan(`SELECT bytes FROM branches WHERE id = ?`, []any{branch}, &size); errors.Is(err, sql.ErrNoRows) {
 		return nil
+	} else if err != nil {
+		return err
 	}
+	rows, err := w.query(`SELECT model, sum(input), sum(output), sum(cache_read), sum(cache_write), sum(reasoning)
+		FROM messages WHERE branch = ? GROUP BY model`, branch)
 	if err != nil {
+		return err
+	}
+	spent := backing.ModelUsage{}
+	for rows.Next() {
+		var model string
+		var u backing.Usage
+		if err := rows.Scan(&model, &u.Input, &u.Output, &u.CacheRead, &u.CacheWrite, &u.Reasoning); err != nil {
+			rows.Close()
+			return err
+		}
+		spent.Add(model, u)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, q := range []string{
@@ -296,8 +340,10 @@ func (w *writer) dropBranch(session, branch string) error {
 			return err
 		}
 	}
-	return w.addSpent(session, -size, backing.Usage{Input: -u.Input, Output: -u.Output,
-		CacheRead: -u.CacheRead, CacheWrite: -u.CacheWrite, Reasoning: -u.Reasoning})
+	if _, err := w.exec(`UPDATE sessions SET bytes = bytes - ? WHERE id = ?`, size, session); err != nil {
+		return err
+	}
+	return w.addSpent(session, spent, -1)
 }
 
 // forgetBranches drops the rows of the session's branches that are gone.
@@ -335,6 +381,7 @@ func (w *writer) forget(id string) error {
 		`DELETE FROM text WHERE rowid IN (SELECT row FROM messages WHERE session = ?)`,
 		`DELETE FROM messages WHERE session = ?`,
 		`DELETE FROM branches WHERE session = ?`,
+		`DELETE FROM spend WHERE session = ?`,
 		`DELETE FROM sessions WHERE id = ?`,
 	} {
 		if _, err := w.exec(q, id); err != nil {

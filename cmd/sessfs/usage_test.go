@@ -25,6 +25,8 @@ func TestUsageOfRealSessions(t *testing.T) {
 	}
 	s := newStore(t)
 	var all backing.Usage
+	wants := map[string]map[string]backing.Usage{} // session → model → usage
+	defer func() { catalogUsage(t, s.dir, wants) }()
 	for _, f := range files {
 		name := strings.TrimSpace(s.ok("import", f))
 		var want map[string]backing.Usage
@@ -33,6 +35,7 @@ func TestUsageOfRealSessions(t *testing.T) {
 		} else {
 			want = claudeOracle(t, f)
 		}
+		wants[name] = want
 		var r usageReport
 		if err := json.Unmarshal([]byte(s.ok("usage", "--by", "session", "--json", name)), &r); err != nil {
 			t.Fatal(err)
@@ -68,6 +71,32 @@ func TestUsageOfRealSessions(t *testing.T) {
 		t.Errorf("the whole store: %+v (cost %v), want %+v", r.Total.Usage, r.Total.CostUSD, all)
 	}
 	t.Logf("%-40s %s, $%.6f", "all", usageLine(all), *r.Total.CostUSD)
+}
+
+// catalogUsage checks that the search index's catalog counts what each
+// session spent as the tally does: the same rule, kept incrementally.
+func catalogUsage(t *testing.T, dir string, wants map[string]map[string]backing.Usage) {
+	st, err := openStore(dir, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := st.(backing.Finder).Catalog(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		want, ok := wants[e.Name]
+		if !ok {
+			continue
+		}
+		delete(wants, e.Name)
+		if fmt.Sprint(map[string]backing.Usage(e.ByModel)) != fmt.Sprint(want) {
+			t.Errorf("catalog of %s:\n got %v\nwant %v", e.Name, e.ByModel, want)
+		}
+	}
+	if len(wants) != 0 {
+		t.Errorf("sessions missing from the catalog: %v", wants)
+	}
 }
 
 func usageLine(u backing.Usage) string {
