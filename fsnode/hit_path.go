@@ -29,3 +29,21 @@ func HitPath(h backing.Hit) string {
 	}
 	return p
 }
+
+// HitPlace says where a hit is, in words, as a search/ link's name and
+// sessfs search's lines give it: the session, the branch when it is not
+// the default one, and the turn, or "title" for a match of the title or
+// tags (nothing for a message before the first turn).
+func HitPlace(h backing.Hit) []string {
+	where := []string{h.Name}
+	if !h.Default {
+		where = append(where, "branch "+h.BranchName)
+	}
+	switch {
+	case h.Message < 0:
+		where = append(where, "title")
+	case h.Turn > 0:
+		where = append(where, "turn "+strconv.Itoa(h.Turn))
+	}
+	return where
+}

@@ -116,17 +116,7 @@ func hitLinks(query string, found []backing.Hit) []queryHit {
 	width := max(2, len(fmt.Sprint(len(kept))))
 	out := make([]queryHit, 0, len(kept))
 	for i, h := range kept {
-		where := []string{h.Name}
-		if !h.Default {
-			where = append(where, "branch "+h.BranchName)
-		}
-		switch {
-		case h.Message < 0:
-			where = append(where, "title")
-		case h.Turn > 0:
-			where = append(where, fmt.Sprintf("turn %d", h.Turn))
-		}
-		name := fmt.Sprintf("%0*d %s", width, i+1, strings.Join(where, " · "))
+		name := fmt.Sprintf("%0*d %s", width, i+1, strings.Join(HitPlace(h), " · "))
 		if len(name) > backing.MaxNameLen {
 			name = truncateName(name, backing.MaxNameLen)
 		}

@@ -132,20 +132,9 @@ func printHits(w io.Writer, hits []backing.Hit, color bool) error {
 		open, close = "\x1b[1;7m", "\x1b[0m"
 	}
 	for _, h := range hits {
-		where := []string{h.Name}
+		where := fsnode.HitPlace(h)
 		if h.State == backing.StateArchived {
 			where[0] += " (archived)"
-		}
-		if !h.Default {
-			where = append(where, "branch "+h.BranchName)
-		}
-		switch {
-		case h.Message < 0:
-			where = append(where, "title or tags")
-		case h.Turn > 0:
-			where = append(where, fmt.Sprintf("turn %d", h.Turn))
-		default:
-			where = append(where, "before the first turn")
 		}
 		if h.Role != "" {
 			where = append(where, h.Role)
