@@ -34,7 +34,7 @@ import (
 
 // indexSchema is the version of the tables below; an index of another
 // version is thrown away and rebuilt.
-const indexSchema = "3"
+const indexSchema = "4"
 
 var indexTables = []string{
 	`CREATE TABLE info(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -68,8 +68,6 @@ var indexTables = []string{
 	// body: a message's text (backing.SearchText), or a session's title
 	// and tags. remove_diacritics: "cafe" finds "café".
 	`CREATE VIRTUAL TABLE text USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')`,
-	// How many rows hold each word: whether a query is too common to rank.
-	`CREATE VIRTUAL TABLE vocab USING fts5vocab(text, 'row')`,
 }
 
 // index is a store's search index, opened on first use.

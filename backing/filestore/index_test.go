@@ -182,3 +182,27 @@ func TestReindexProgress(t *testing.T) {
 		t.Errorf("after Reindex: %q", got)
 	}
 }
+
+// TestSearchCommonNewestFirst: a query that matches more than rankMax
+// messages lists them newest first, not by rank.
+func TestSearchCommonNewestFirst(t *testing.T) {
+	defer func(n int) { rankMax = n }(rankMax)
+	rankMax = 3
+	st, _ := openLogged(t, t.TempDir(), Options{})
+	s := newSession(t, st, "a")
+	for _, text := range []string{"lemon", "lemon lemon lemon", "lemon and more", "last lemon"} {
+		if err := s.Append("", [][]byte{msg("user", text)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := hitsOf(t, st, "lemon"); !slices.Equal(got, []string{"a/t4", "a/t3", "a/t2", "a/t1"}) {
+		t.Errorf("common word: %q, want newest first", got)
+	}
+	if got := hitsOf(t, st, "lemon OR more"); !slices.Equal(got, []string{"a/t4", "a/t3", "a/t2", "a/t1"}) {
+		t.Errorf("common query: %q, want newest first", got)
+	}
+	rankMax = 4
+	if got := hitsOf(t, st, "lemon"); len(got) != 4 || got[0] != "a/t2" {
+		t.Errorf("ranked: %q, want turn 2 (lemon three times) first", got)
+	}
+}
