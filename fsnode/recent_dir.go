@@ -1,0 +1,83 @@
+package fsnode
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// recentDir is MOUNT/recent/: every active session, newest activity
+// first in plain ls order. Each entry is a link to the session's folder
+// (sessionLink), named by its rank, zero-padded to the width of the count
+// so that ls's sort keeps the order, and the session's name: "07 fix-ci"
+// -> ../fix-ci. A listing is one call of the catalog (backing.CatalogOf),
+// made when it is read: nothing at mount time, nothing kept after.
+//
+// A rank is only a position in the listing it came from: a lookup goes by
+// the name after it, so a name listed before an append or a rename moved
+// the session still leads to it, while the session is active.
+type recentDir struct {
+	base
+	refusing
+}
+
+var (
+	_ = (fs.NodeLookuper)((*recentDir)(nil))
+	_ = (fs.NodeReaddirer)((*recentDir)(nil))
+	_ = (fs.NodeGetattrer)((*recentDir)(nil))
+)
+
+func (n *recentDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	n.fsys.dirAttr(out, n.fsys.storeTime())
+	return 0
+}
+
+func (n *recentDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	es, err := backing.CatalogOf(n.fsys.st, false)
+	if err != nil {
+		return nil, n.fsys.toErrno(err)
+	}
+	width := len(strconv.Itoa(len(es)))
+	out := make([]fuse.DirEntry, 0, len(es))
+	for _, e := range es {
+		if e.Name == "" || e.State != backing.StateActive { // unreadable; gone since
+			continue
+		}
+		name := fmt.Sprintf("%0*d %s", width, len(out)+1, e.Name)
+		out = append(out, entry(name, syscall.S_IFLNK, ino(kindRecentLink, e.ID, e.Name)))
+	}
+	return fs.NewListDirStream(out), 0
+}
+
+func (n *recentDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	session, ok := unranked(name)
+	if !ok {
+		return nil, syscall.ENOENT
+	}
+	s, state, err := n.fsys.st.Lookup(session)
+	if err != nil {
+		return nil, n.fsys.toErrno(err)
+	}
+	if state != backing.StateActive {
+		return nil, syscall.ENOENT
+	}
+	in := n.fsys.linkTo(ctx, &n.Inode, name, s, session, 1, ino(kindRecentLink, s.ID(), session))
+	return in, lookupAttr(ctx, in, out)
+}
+
+// unranked is the session name in an entry of recent/: what follows its
+// rank (digits, then one space).
+func unranked(entry string) (string, bool) {
+	rank, session, ok := strings.Cut(entry, " ")
+	if !ok || rank == "" || session == "" || strings.Trim(rank, "0123456789") != "" {
+		return "", false
+	}
+	return session, true
+}
