@@ -22,9 +22,11 @@ import (
 // is shown and the folder is not: a lookup of a name asks the session
 // first, which costs one meta.json, where a folder costs the catalog.
 //
-// A listing is one call of the catalog (backing.CatalogOf), made when it
-// is read, and so is the lookup of a folder; nothing is built at mount
-// time, nothing kept after. A link's lookup reads the session alone.
+// A listing is one call of the catalog (backing.CatalogOf), made when an
+// open of the folder is first read (viewHandle, which also answers the
+// kernel's lookups of what it listed); nothing is built at mount time,
+// nothing kept after. Outside a listing, a link's lookup reads its
+// session alone, a folder's calls the catalog.
 type groupDir struct {
 	base
 	refusing
@@ -34,6 +36,7 @@ type groupDir struct {
 
 var (
 	_ = (fs.NodeLookuper)((*groupDir)(nil))
+	_ = (fs.NodeOpendirHandler)((*groupDir)(nil))
 	_ = (fs.NodeReaddirer)((*groupDir)(nil))
 	_ = (fs.NodeGetattrer)((*groupDir)(nil))
 )
@@ -108,12 +111,12 @@ func (n *groupDir) depth() int {
 	return 2 + strings.Count(n.path, "/")
 }
 
-func (n *groupDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+func (n *groupDir) listing() ([]viewEntry, syscall.Errno) {
 	es, err := backing.CatalogOf(n.fsys.st, false)
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
-	var links, dirs []fuse.DirEntry
+	var links, dirs []viewEntry
 	linked, seen := map[string]bool{}, map[string]bool{}
 	for _, e := range es {
 		if e.Name == "" || e.State != backing.StateActive {
@@ -122,10 +125,12 @@ func (n *groupDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		for _, g := range n.by.groups(e) {
 			if g == n.path {
 				linked[e.Name] = true
-				links = append(links, entry(e.Name, syscall.S_IFLNK, ino(n.by.linkKind, n.path, e.ID, e.Name)))
+				links = append(links, viewEntry{DirEntry: entry(e.Name, syscall.S_IFLNK, ino(n.by.linkKind, n.path, e.ID, e.Name)),
+					id: e.ID, target: linkTarget(e.Name, n.depth()), mtime: e.LastActivity})
 			} else if name, ok := n.below(g); ok && !seen[name] {
 				seen[name] = true
-				dirs = append(dirs, entry(name, syscall.S_IFDIR, n.by.dirIno(n.sub(name))))
+				sub := n.sub(name)
+				dirs = append(dirs, viewEntry{DirEntry: entry(name, syscall.S_IFDIR, n.by.dirIno(sub)), group: n.by, path: sub})
 			}
 		}
 	}
@@ -134,12 +139,20 @@ func (n *groupDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 			links = append(links, d)
 		}
 	}
-	return fs.NewListDirStream(links), 0
+	return links, 0
+}
+
+func (n *groupDir) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	return n.fsys.openView(&n.Inode, n.listing)
+}
+
+func (n *groupDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	return viewStream(n.listing())
 }
 
 func (n *groupDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	if s, ok := n.member(name); ok {
-		in := n.fsys.linkTo(ctx, &n.Inode, name, s, name, n.depth(), ino(n.by.linkKind, n.path, s.ID(), name))
+		in := n.fsys.linkNode(ctx, &n.Inode, name, s.ID(), linkTarget(name, n.depth()), ino(n.by.linkKind, n.path, s.ID(), name))
 		return in, lookupAttr(ctx, in, out)
 	}
 	es, err := backing.CatalogOf(n.fsys.st, false)

@@ -18,7 +18,8 @@ import (
 // (sessionLink), named by its rank, zero-padded to the width of the count
 // so that ls's sort keeps the order, and the session's name: "07 fix-ci"
 // -> ../fix-ci. A listing is one call of the catalog (backing.CatalogOf),
-// made when it is read: nothing at mount time, nothing kept after.
+// made when an open of the folder is first read (viewHandle): nothing at
+// mount time, nothing kept after.
 //
 // A rank is only a position in the listing it came from: a lookup goes by
 // the name after it, so a name listed before an append or a rename moved
@@ -30,6 +31,7 @@ type recentDir struct {
 
 var (
 	_ = (fs.NodeLookuper)((*recentDir)(nil))
+	_ = (fs.NodeOpendirHandler)((*recentDir)(nil))
 	_ = (fs.NodeReaddirer)((*recentDir)(nil))
 	_ = (fs.NodeGetattrer)((*recentDir)(nil))
 )
@@ -39,21 +41,30 @@ func (n *recentDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Att
 	return 0
 }
 
-func (n *recentDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+func (n *recentDir) listing() ([]viewEntry, syscall.Errno) {
 	es, err := backing.CatalogOf(n.fsys.st, false)
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
 	width := len(strconv.Itoa(len(es)))
-	out := make([]fuse.DirEntry, 0, len(es))
+	out := make([]viewEntry, 0, len(es))
 	for _, e := range es {
 		if e.Name == "" || e.State != backing.StateActive { // unreadable; gone since
 			continue
 		}
 		name := fmt.Sprintf("%0*d %s", width, len(out)+1, e.Name)
-		out = append(out, entry(name, syscall.S_IFLNK, ino(kindRecentLink, e.ID, e.Name)))
+		out = append(out, viewEntry{DirEntry: entry(name, syscall.S_IFLNK, ino(kindRecentLink, e.ID, e.Name)),
+			id: e.ID, target: linkTarget(e.Name, 1), mtime: e.LastActivity})
 	}
-	return fs.NewListDirStream(out), 0
+	return out, 0
+}
+
+func (n *recentDir) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	return n.fsys.openView(&n.Inode, n.listing)
+}
+
+func (n *recentDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	return viewStream(n.listing())
 }
 
 func (n *recentDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
@@ -68,7 +79,7 @@ func (n *recentDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	if state != backing.StateActive {
 		return nil, syscall.ENOENT
 	}
-	in := n.fsys.linkTo(ctx, &n.Inode, name, s, session, 1, ino(kindRecentLink, s.ID(), session))
+	in := n.fsys.linkNode(ctx, &n.Inode, name, s.ID(), linkTarget(session, 1), ino(kindRecentLink, s.ID(), session))
 	return in, lookupAttr(ctx, in, out)
 }
 

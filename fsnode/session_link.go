@@ -3,11 +3,10 @@ package fsnode
 import (
 	"context"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
-
-	"github.com/sessfs/sessfs/backing"
 )
 
 // sessionLink is an entry of the views recent/, by-project/ and by-tag/:
@@ -18,12 +17,13 @@ import (
 // does.
 //
 // A node is one name of one session at one place: its inode number
-// hashes the view, the folder, the session's id and name (sessionLinkIno),
-// so the target it was made with stays right for it, and a rename of the
-// session makes another node.
+// hashes the view, the folder, the session's id and name, so the target
+// it was made with stays right for it, and a rename of the session makes
+// another node. It keeps the session's id alone, and asks the store for
+// the time at each stat: a listing of many links opens no session.
 type sessionLink struct {
 	base
-	s      backing.Session
+	id     string
 	target string
 }
 
@@ -33,23 +33,36 @@ var (
 	_ = (fs.NodeSetattrer)((*sessionLink)(nil))
 )
 
-// linkTo makes the link, under parent as name, to session s named
-// sessionName, depth folders below the mount's root (recent/: 1).
-func (f *FS) linkTo(ctx context.Context, parent *fs.Inode, name string, s backing.Session, sessionName string, depth int, ino uint64) *fs.Inode {
+// linkTarget is the target of a link to session name from a folder depth
+// levels below the mount's root (recent/: 1).
+func linkTarget(name string, depth int) string {
 	target := ""
 	for range depth {
 		target += "../"
 	}
-	n := &sessionLink{base: base{fsys: f}, s: s, target: target + sessionName}
-	return child(ctx, parent, name, n, syscall.S_IFLNK, ino)
+	return target + name
+}
+
+// linkNode is the link under parent as name to session id.
+func (f *FS) linkNode(ctx context.Context, parent *fs.Inode, name, id, target string, ino uint64) *fs.Inode {
+	return child(ctx, parent, name, &sessionLink{base: base{fsys: f}, id: id, target: target}, syscall.S_IFLNK, ino)
+}
+
+// linkAttr fills a link's attributes.
+func (f *FS) linkAttr(out *fuse.Attr, target string, mtime time.Time) {
+	f.attr(out, syscall.S_IFLNK|0o777, int64(len(target)), mtime)
 }
 
 func (n *sessionLink) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	t, err := n.s.LastAppend()
+	s, err := n.fsys.st.SessionByID(n.id)
 	if err != nil {
 		return n.fsys.toErrno(err)
 	}
-	n.fsys.attr(&out.Attr, syscall.S_IFLNK|0o777, int64(len(n.target)), t)
+	t, err := s.LastAppend()
+	if err != nil {
+		return n.fsys.toErrno(err)
+	}
+	n.fsys.linkAttr(&out.Attr, n.target, t)
 	out.SetTimeout(attrTimeout)
 	return 0
 }

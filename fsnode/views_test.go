@@ -2,8 +2,10 @@ package fsnode
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -383,4 +385,78 @@ func sortedInos(s []uint64) []uint64 {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// countingStore counts the listings of the store: a catalog call without
+// an index is one List.
+type countingStore struct {
+	backing.Store
+	lists atomic.Int32
+}
+
+func (c *countingStore) List(all bool) ([]backing.SessionInfo, error) {
+	c.lists.Add(1)
+	return c.Store.List(all)
+}
+
+// An open view folder lists from one catalog call and answers the
+// lookups of what it listed (READDIRPLUS) from it, with the attributes a
+// lookup through the store gives.
+func TestViewHandle(t *testing.T) {
+	st := &countingStore{Store: newStore(t)}
+	t0 := time.Now().Add(-time.Hour)
+	for i, p := range []string{"o/a", "o/a", "o/b", "p/c", "q"} {
+		viewSession(t, st, fmt.Sprintf("s%d", i), backing.Meta{Project: p}, t0.Add(time.Duration(i)*time.Minute))
+	}
+	k := newKernel(t, st, Options{})
+	for _, dir := range []string{"recent", "by-project", "by-project/o", "by-project/o/a"} {
+		k.node(dir)
+		st.lists.Store(0)
+		h, _, errno := k.inode(dir).Operations().(fs.NodeOpendirHandler).OpendirHandle(owner, 0)
+		if errno != 0 {
+			t.Fatalf("opendir %s: %v", dir, errno)
+		}
+		vh := h.(*viewHandle)
+		var names []string
+		for {
+			e, errno := vh.Readdirent(owner)
+			if errno != 0 {
+				t.Fatalf("readdir %s: %v", dir, errno)
+			}
+			if e == nil {
+				break
+			}
+			names = append(names, e.Name)
+			var out fuse.EntryOut
+			in, errno := vh.Lookup(owner, e.Name, &out)
+			if errno != 0 || in.StableAttr().Ino != e.Ino || out.Attr.Ino != 0 && out.Attr.Ino != e.Ino {
+				t.Errorf("%s/%s: lookup of a listed entry: %v, ino %d, listed %d", dir, e.Name, errno, in.StableAttr().Ino, e.Ino)
+				continue
+			}
+			// What the listing told is what the node says.
+			var a fuse.AttrOut
+			if errno := in.Operations().(fs.NodeGetattrer).Getattr(owner, nil, &a); errno != 0 {
+				t.Fatalf("getattr %s/%s: %v", dir, e.Name, errno)
+			}
+			if a.Mode != out.Attr.Mode || a.Size != out.Attr.Size || a.Mtime != out.Attr.Mtime || a.Mtimensec != out.Attr.Mtimensec {
+				t.Errorf("%s/%s: listed attributes %+v, the node says %+v", dir, e.Name, out.Attr, a.Attr)
+			}
+		}
+		if _, errno := vh.Lookup(owner, "nosuch", &fuse.EntryOut{}); errno != syscall.ENOENT {
+			t.Errorf("%s: lookup of a name not listed: %v", dir, errno)
+		}
+		if n := st.lists.Load(); n != 1 {
+			t.Errorf("%s: listing %d entries and looking each up took %d catalog calls, want 1", dir, len(names), n)
+		}
+		if got, want := sorted(names), sorted(k.ls(dir)); !slices.Equal(got, want) {
+			t.Errorf("%s: the handle lists %q, Readdir %q", dir, got, want)
+		}
+		// A seek back lists again from the same listing.
+		if errno := vh.Seekdir(owner, 0); errno != 0 {
+			t.Fatal(errno)
+		}
+		if e, _ := vh.Readdirent(owner); e == nil || e.Name != names[0] {
+			t.Errorf("%s: after a seek to 0: %v", dir, e)
+		}
+	}
 }
