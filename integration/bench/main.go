@@ -143,8 +143,8 @@ func run(c *config) (rows []Row, err error) {
 		}
 	}()
 	printMachine(c)
-	steps := []func(*config) []Row{rowAppend1, rowAppend8, rowAppendNoSync, rowCat, rowTail, rowFork, rowLs, rowGrep, rowMount}
-	rowIDs := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}
+	steps := []func(*config) []Row{rowAppend1, rowAppend8, rowAppendNoSync, rowCat, rowTail, rowFork, rowLs, rowGrep, rowMount, rowViews}
+	rowIDs := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}
 	for i, step := range steps {
 		if c.only != "" && !slices.Contains(strings.Split(c.only, ","), rowIDs[i]) {
 			continue
