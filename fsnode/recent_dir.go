@@ -3,6 +3,7 @@ package fsnode
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,15 +47,15 @@ func (n *recentDir) listing() ([]viewEntry, syscall.Errno) {
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
+	es = slices.DeleteFunc(es, func(e backing.Entry) bool {
+		return e.Name == "" || e.State != backing.StateActive // unreadable; gone since
+	})
 	width := len(strconv.Itoa(len(es)))
-	out := make([]viewEntry, 0, len(es))
-	for _, e := range es {
-		if e.Name == "" || e.State != backing.StateActive { // unreadable; gone since
-			continue
-		}
-		name := fmt.Sprintf("%0*d %s", width, len(out)+1, e.Name)
-		out = append(out, viewEntry{DirEntry: entry(name, syscall.S_IFLNK, ino(kindRecentLink, e.ID, e.Name)),
-			id: e.ID, target: linkTarget(e.Name, 1), mtime: e.LastActivity})
+	out := make([]viewEntry, len(es))
+	for i, e := range es {
+		name := fmt.Sprintf("%0*d %s", width, i+1, e.Name)
+		out[i] = viewEntry{DirEntry: entry(name, syscall.S_IFLNK, ino(kindRecentLink, e.ID, e.Name)),
+			id: e.ID, target: linkTarget(e.Name, 1), mtime: e.LastActivity}
 	}
 	return out, 0
 }
