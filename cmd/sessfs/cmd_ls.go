@@ -52,10 +52,12 @@ func tokens(u backing.Usage) int64 {
 	return u.Input + u.Output + u.CacheRead + u.CacheWrite + u.Reasoning
 }
 
-// row is one session of a listing: its catalog entry, and what only its
-// meta.json holds (cwd, model, …) or why that cannot be read. The meta is
-// read for the rows shown alone, after filtering and -n, so that ls -n 10
-// of a large store reads ten sessions, not all of them.
+// row is one session of a listing: its catalog entry, what only its
+// meta.json holds (cwd, model, …), and why the session cannot be read if
+// it cannot: its meta, or its default branch (a log it may not read). The
+// session is opened for the rows shown alone, after filtering and -n, so
+// that ls -n 10 of a large store reads ten sessions, not all of them, and
+// a catalog kept by an index still shows the damage of what it lists.
 func row(st backing.Store, e backing.Entry) sessionJSON {
 	out := sessionJSON{
 		Name: e.Name, ID: e.ID, State: e.State, Title: e.Title, Agent: e.Agent, Project: e.Project,
@@ -75,6 +77,9 @@ func row(st backing.Store, e backing.Entry) sessionJSON {
 		return out
 	}
 	out.Updated, out.Cwd, out.Model, out.Provider, out.Parent, out.Trashed = m.Updated, m.Cwd, m.Model, m.Provider, m.Parent, m.Trashed
+	if _, err := s.ViewID(""); err != nil {
+		out.Error = errorMessage(err)
+	}
 	return out
 }
 
