@@ -18,12 +18,17 @@ const MaxNameLen = 255
 var ErrNameTooLong = fmt.Errorf("%w: longer than %d bytes", ErrBadName, MaxNameLen)
 
 // ReservedNames cannot name a session: the view keeps them for folders of
-// its own (archive, trash, recent sessions, sessions by project).
+// its own beside the sessions (DESIGN.md, "The view"): archived and
+// trashed sessions, the views recent/, by-project/ and by-tag/, search/
+// and the ephemeral sessions of tmp/.
 var ReservedNames = map[string]bool{
 	"archive":    true,
 	"trash":      true,
 	"recent":     true,
 	"by-project": true,
+	"by-tag":     true,
+	"search":     true,
+	"tmp":        true,
 }
 
 // ValidName checks a branch name: 1–255 bytes of UTF-8, no '/', no NUL, no

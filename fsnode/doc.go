@@ -18,7 +18,11 @@
 // append_file.go, meta_file.go, info_file.go, usage_file.go (usage.json
 // of a session, a branch and a turn), archive_dir.go, trash_dir.go,
 // scratch_file.go and scratch_link.go (editors' temporaries in a session
-// folder, whose one rule is in scratch_dir.go). Every change is checked
+// folder, whose one rule is in scratch_dir.go), and the views of many
+// sessions: recent_dir.go, group_dir.go (by-project/ and by-tag/) and
+// session_link.go, their links to session folders, all listed from the
+// store's catalog (backing.CatalogOf) when an open folder is first read
+// (view_handle.go, which answers the kernel's lookups of the listing). Every change is checked
 // where it starts (FS.writable, FS.changeable): on a read-only mount and in
 // the trash it fails with EROFS, and asked by another user than the one
 // who mounted (-o allow_other) with EACCES.

@@ -33,6 +33,12 @@ const (
 	kindHitLink
 	kindUsage     // usage.json of a session or a branch
 	kindTurnUsage // usage.json of a turn
+	kindRecent      // recent/
+	kindRecentLink  // recent/<rank> <name>: by session id and name
+	kindByProject   // by-project/ and its folders: by the project path
+	kindProjectLink // by-project/<p>/<name>: by path, session id and name
+	kindByTag       // by-tag/ and its folders: by the tag path
+	kindTagLink     // by-tag/<t>/<name>: by path, session id and name
 )
 
 // ino hashes a kind and ids into an inode number below 2^63; 0 and 1 (the

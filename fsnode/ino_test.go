@@ -9,7 +9,7 @@ import (
 // without one from 2^63 up, and 0 and 1 (the root) are taken.
 func TestInoRange(t *testing.T) {
 	high := 0
-	for kind := kindSession; kind <= kindExport; kind++ {
+	for kind := kindSession; kind <= kindTagLink; kind++ {
 		for i := range 2000 {
 			n := ino(kind, fmt.Sprintf("01900000-0000-7000-8000-%012d", i), "branch")
 			if n < 2 || n >= 1<<63 {

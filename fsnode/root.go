@@ -2,6 +2,7 @@ package fsnode
 
 import (
 	"context"
+	"slices"
 	"syscall"
 	"time"
 
@@ -11,10 +12,12 @@ import (
 	"github.com/sessfs/sessfs/backing"
 )
 
-// Root is MOUNT/: one folder a session, and the views archive/ and trash/,
-// whose names no session can take (backing.ReservedNames). mkdir creates a
-// session, mv renames one (or archives it, moved into archive/), rmdir
-// moves it to the trash.
+// Root is MOUNT/: one folder a session, and the views beside them
+// (archive/, trash/, recent/, by-project/, by-tag/), whose names no
+// session can take (backing.ReservedNames). mkdir creates a session, mv
+// renames one (or archives it, moved into archive/), rmdir moves it to
+// the trash. The views are folders like any other to these: mkdir of one
+// is EEXIST, rmdir EBUSY, mv EPERM.
 type Root struct {
 	base
 	refusing
@@ -32,10 +35,27 @@ var (
 
 // Views in the root, next to the sessions.
 const (
-	archiveName = "archive"
-	trashName   = "trash"
-	searchName  = "search" // when the store keeps an index (backing.Finder)
+	archiveName   = "archive"
+	trashName     = "trash"
+	recentName    = "recent"
+	byProjectName = "by-project"
+	byTagName     = "by-tag"
+	searchName    = "search" // when the store keeps an index (backing.Finder)
 )
+
+// views are the root's folders that are not sessions, in the order a
+// listing shows them, with their inode numbers.
+var views = []fuse.DirEntry{
+	entry(archiveName, syscall.S_IFDIR, ino(kindArchive)),
+	entry(trashName, syscall.S_IFDIR, ino(kindTrash)),
+	entry(recentName, syscall.S_IFDIR, ino(kindRecent)),
+	entry(byProjectName, syscall.S_IFDIR, byProject.dirIno("")),
+	entry(byTagName, syscall.S_IFDIR, byTag.dirIno("")),
+}
+
+func isView(name string) bool {
+	return name == searchName || slices.ContainsFunc(views, func(e fuse.DirEntry) bool { return e.Name == name })
+}
 
 func (r *Root) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	r.fsys.dirAttr(out, r.fsys.storeTime())
@@ -49,10 +69,12 @@ func (r *Root) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	if err != nil {
 		return nil, r.fsys.toErrno(err)
 	}
-	out := []fuse.DirEntry{
-		entry(archiveName, syscall.S_IFDIR, ino(kindArchive)),
-		entry(trashName, syscall.S_IFDIR, ino(kindTrash)),
-	}
+	names = slices.DeleteFunc(names, func(name string) bool {
+		// A session an older sessfs let take a name since reserved:
+		// the view shadows it (sessfs rename gives it another).
+		return backing.ReservedNames[name]
+	})
+	out := slices.Clone(views)
 	if _, ok := r.fsys.st.(backing.Finder); ok {
 		out = append(out, entry(searchName, syscall.S_IFDIR, ino(kindSearch)))
 	}
@@ -66,6 +88,12 @@ func (r *Root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 		in = child(ctx, &r.Inode, name, &archiveDir{base: base{fsys: r.fsys}}, syscall.S_IFDIR, ino(kindArchive))
 	case trashName:
 		in = child(ctx, &r.Inode, name, &trashDir{base: base{fsys: r.fsys}}, syscall.S_IFDIR, ino(kindTrash))
+	case recentName:
+		in = child(ctx, &r.Inode, name, &recentDir{base: base{fsys: r.fsys}}, syscall.S_IFDIR, ino(kindRecent))
+	case byProjectName:
+		in = r.fsys.groupNode(ctx, &r.Inode, name, byProject, "")
+	case byTagName:
+		in = r.fsys.groupNode(ctx, &r.Inode, name, byTag, "")
 	case searchName:
 		f, ok := r.fsys.st.(backing.Finder)
 		if !ok {
@@ -73,6 +101,9 @@ func (r *Root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 		}
 		in = child(ctx, &r.Inode, name, &searchDir{base: base{fsys: r.fsys}, finder: f}, syscall.S_IFDIR, ino(kindSearch))
 	default:
+		if backing.ReservedNames[name] { // not a view yet, and never a session
+			return nil, syscall.ENOENT
+		}
 		s, state, err := r.fsys.st.Lookup(name)
 		if err != nil {
 			return nil, r.fsys.toErrno(err)
@@ -89,7 +120,7 @@ func (r *Root) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 	if errno := r.fsys.writable(ctx); errno != 0 {
 		return nil, errno
 	}
-	if name == archiveName || name == trashName {
+	if isView(name) {
 		return nil, syscall.EEXIST
 	}
 	s, _, err := r.fsys.st.Create(name, backing.Meta{})
@@ -106,7 +137,7 @@ func (r *Root) Rmdir(ctx context.Context, name string) syscall.Errno {
 	if errno := r.fsys.writable(ctx); errno != 0 {
 		return errno
 	}
-	if name == archiveName || name == trashName {
+	if isView(name) {
 		return syscall.EBUSY
 	}
 	if _, state, err := r.fsys.st.Lookup(name); err != nil || state != backing.StateActive {
@@ -121,7 +152,7 @@ func (r *Root) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 	if errno := r.fsys.writable(ctx); errno != 0 {
 		return errno
 	}
-	if flags&fs.RENAME_EXCHANGE != 0 || name == archiveName || name == trashName {
+	if flags&fs.RENAME_EXCHANGE != 0 || isView(name) {
 		return syscall.EPERM
 	}
 	if _, state, err := r.fsys.st.Lookup(name); err != nil || state != backing.StateActive {
@@ -129,7 +160,7 @@ func (r *Root) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 	}
 	switch newParent.(type) {
 	case *Root:
-		if newName == archiveName || newName == trashName {
+		if isView(newName) {
 			return syscall.EEXIST
 		}
 		return r.fsys.toErrno(r.fsys.st.Rename(name, newName))

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -439,6 +440,17 @@ func statSize(t *testing.T, path string) int64 {
 func ls(t *testing.T, dir string) []string {
 	t.Helper()
 	return lines(run(t, "ls", "-1", dir))
+}
+
+// views are the folders of a mount's root beside the sessions.
+var views = []string{"archive", "by-project", "by-tag", "recent", "trash"}
+
+// rootOf is what ls MOUNT lists with sessions names: them and the views,
+// sorted as ls sorts them in the C locale.
+func rootOf(names ...string) []string {
+	out := append(slices.Clone(views), names...)
+	slices.Sort(out)
+	return out
 }
 
 func lines(s string) []string {

@@ -45,7 +45,7 @@ func TestSessionMkdirAndRename(t *testing.T) {
 
 	ino := run(t, "stat", "-c", "%i", m.P("new"))
 	run(t, "mv", m.P("new"), m.P("renamed"))
-	if got := ls(t, m.Dir); !slices.Equal(got, []string{"archive", "renamed", "trash"}) {
+	if got := ls(t, m.Dir); !slices.Equal(got, rootOf("renamed")) {
 		t.Errorf("ls after mv = %q", got)
 	}
 	if got := cat(t, m.P("renamed", "transcript.md")); !strings.Contains(got, "first words") {
@@ -76,7 +76,7 @@ func TestSessionRenameOntoExisting(t *testing.T) {
 	}
 	// Onto a view's name too.
 	wantErrno(t, "EEXIST", "rename a onto trash", `os.rename(A[0], A[1])`, m.P("a"), m.P("trash"))
-	if got := ls(t, m.Dir); !slices.Equal(got, []string{"a", "archive", "b", "trash"}) {
+	if got := ls(t, m.Dir); !slices.Equal(got, rootOf("a", "b")) {
 		t.Errorf("ls = %q", got)
 	}
 	if cat(t, m.P("a", "transcript.md")) != a || cat(t, m.P("b", "transcript.md")) != b {
@@ -92,7 +92,7 @@ func TestSessionTrashAndRestore(t *testing.T) {
 	s := newSession(t, m.Store, "b", "To be trashed", conversation...)
 	md := cat(t, m.P("b", "transcript.md"))
 	run(t, "rmdir", m.P("b"))
-	if got := ls(t, m.Dir); !slices.Equal(got, []string{"archive", "trash"}) {
+	if got := ls(t, m.Dir); !slices.Equal(got, rootOf()) {
 		t.Errorf("ls after rmdir = %q", got)
 	}
 	entry := "b~" + s.ID()
@@ -108,7 +108,7 @@ func TestSessionTrashAndRestore(t *testing.T) {
 	wantErrno(t, "ENOENT", "stat the trashed name", `os.stat(A[0])`, m.P("b"))
 
 	run(t, "mv", m.P("trash", entry), m.P("back"))
-	if got := ls(t, m.Dir); !slices.Equal(got, []string{"archive", "back", "trash"}) {
+	if got := ls(t, m.Dir); !slices.Equal(got, rootOf("back")) {
 		t.Errorf("ls after restore = %q", got)
 	}
 	if got := ls(t, m.P("trash")); len(got) != 0 {
@@ -129,7 +129,7 @@ func TestSessionArchive(t *testing.T) {
 	newSession(t, m.Store, "s", "", conversation...)
 	md := cat(t, m.P("s", "transcript.md"))
 	run(t, "mv", m.P("s"), m.P("archive", "s"))
-	if got := ls(t, m.Dir); !slices.Equal(got, []string{"archive", "trash"}) {
+	if got := ls(t, m.Dir); !slices.Equal(got, rootOf()) {
 		t.Errorf("ls after archiving = %q", got)
 	}
 	if got := ls(t, m.P("archive")); !slices.Equal(got, []string{"s"}) {
@@ -142,7 +142,7 @@ func TestSessionArchive(t *testing.T) {
 		t.Errorf("sessfs ls --all: %v, want s archived", got)
 	}
 	run(t, "mv", m.P("archive", "s"), m.P("s"))
-	if got := ls(t, m.Dir); !slices.Equal(got, []string{"archive", "s", "trash"}) {
+	if got := ls(t, m.Dir); !slices.Equal(got, rootOf("s")) {
 		t.Errorf("ls after unarchiving = %q", got)
 	}
 	if got := ls(t, m.P("archive")); len(got) != 0 {
@@ -176,7 +176,7 @@ func TestSessionRmRecursive(t *testing.T) {
 			t.Errorf("rm -r did not try %s: %v", f, r)
 		}
 	}
-	if got := ls(t, m.Dir); !slices.Equal(got, []string{"archive", "s", "trash"}) {
+	if got := ls(t, m.Dir); !slices.Equal(got, rootOf("s")) {
 		t.Errorf("ls after rm -r = %q", got)
 	}
 	if got := ls(t, m.P("s", "branches")); !slices.Equal(got, []string{"main", "x"}) {

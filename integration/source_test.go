@@ -45,7 +45,7 @@ func TestMountSource(t *testing.T) {
 		}
 	})
 	names := ls(t, mnt)
-	if len(names) != len(data)+2 { // and archive/, trash/
+	if len(names) != len(data)+len(views) {
 		t.Fatalf("ls of the agent's folder = %q, want its %d sessions", names, len(data))
 	}
 	name := "expressive-chasing-pie" // the session's slug, as import names it

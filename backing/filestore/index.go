@@ -123,7 +123,12 @@ func (x *index) ready() error {
 	var complete string
 	x.db.QueryRow(`SELECT value FROM info WHERE key = 'complete'`).Scan(&complete)
 	if complete != "yes" {
-		x.notice("it is missing")
+		// A command's first search of a store builds the index quietly:
+		// that is its first use, not a fault. A mount says it, in its log,
+		// as it says every rebuild.
+		if x.background {
+			x.notice("it is missing")
+		}
 		return x.write(func(w *writer) error { return w.build(nil) })
 	}
 	// Most queries find nothing to do: no write transaction for them,

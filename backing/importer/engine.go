@@ -172,10 +172,12 @@ func (r *Importer) newSession(k sourceKey, src *Session, data []byte, path strin
 		return nil, backing.Meta{}, err
 	}
 	base, fallback := r.nameBase(k, src)
-	s, m, err := r.create(base, fallback, backing.Meta{
+	meta := backing.Meta{
 		Title: src.Title, Cwd: src.Cwd, Model: src.Model, Provider: src.Provider, Created: src.Created,
 		Extra: map[string]json.RawMessage{"source": raw},
-	})
+	}
+	RecordRemote(&meta) // Codex's source has its own; Claude Code's does not
+	s, m, err := r.create(base, fallback, meta)
 	if err != nil {
 		return nil, m, err
 	}

@@ -99,9 +99,14 @@ func (c *cli) open() (backing.Store, error) {
 	return openStore(root, true, false)
 }
 
-// session opens the store and the session named name in it.
-func (c *cli) session(name string) (backing.Session, error) {
+// session opens the store and the session a SESSION argument names
+// (resolve: a name, an id, or a unique prefix of either).
+func (c *cli) session(arg string) (backing.Session, error) {
 	st, err := c.open()
+	if err != nil {
+		return nil, err
+	}
+	name, err := resolve(st, arg)
 	if err != nil {
 		return nil, err
 	}

@@ -38,8 +38,12 @@ func changeEach(c *cli, args []string, change func(backing.Store, string) error,
 	if err != nil {
 		return c.fail(err)
 	}
-	for _, name := range rest {
-		if err := change(st, name); err != nil {
+	for _, arg := range rest {
+		name, err := resolve(st, arg)
+		if err == nil {
+			err = change(st, name)
+		}
+		if err != nil {
 			c.warn(err)
 			code = exitFail
 			continue

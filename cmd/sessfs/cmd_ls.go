@@ -1,29 +1,36 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/importer"
 )
 
 // sessionJSON is one object of `sessfs ls --json`; its keys are part of the
-// command's interface, so they are spelled out here rather than taken from
-// backing's types.
+// command's interface (the README lists them), so they are spelled out
+// here rather than taken from backing's types.
 type sessionJSON struct {
 	Name         string    `json:"name"`
 	ID           string    `json:"id"`
-	Title        string    `json:"title"`
-	Messages     int       `json:"messages"`
-	LastActivity time.Time `json:"last_activity,omitzero"`
 	State        string    `json:"state"`
+	Title        string    `json:"title"`
+	Agent        string    `json:"agent"`
+	Project      string    `json:"project"`
+	Tags         []string  `json:"tags"`
+	Messages     int       `json:"messages"`
+	Bytes        int64     `json:"bytes"`
+	Tokens       int64     `json:"tokens"`
+	Usage        usageJSON `json:"usage"`
+	LastActivity time.Time `json:"last_activity,omitzero"`
 	Created      time.Time `json:"created,omitzero"`
 	Updated      time.Time `json:"updated,omitzero"`
-	Tags         []string  `json:"tags"`
 	Cwd          string    `json:"cwd,omitempty"`
-	Project      string    `json:"project,omitempty"`
 	Model        string    `json:"model,omitempty"`
 	Provider     string    `json:"provider,omitempty"`
 	Parent       string    `json:"parent,omitempty"`
@@ -31,72 +38,205 @@ type sessionJSON struct {
 	Error        string    `json:"error,omitempty"`
 }
 
-func toSessionJSON(in backing.SessionInfo) sessionJSON {
+type usageJSON struct {
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
+	Reasoning  int64 `json:"reasoning"`
+}
+
+// tokens is what the TOKENS column and "tokens" show of a usage: every
+// kind of token summed.
+func tokens(u backing.Usage) int64 {
+	return u.Input + u.Output + u.CacheRead + u.CacheWrite + u.Reasoning
+}
+
+// row is one session of a listing: its catalog entry, what only its
+// meta.json holds (cwd, model, …), and why the session cannot be read if
+// it cannot: its meta, or its default branch (a log it may not read). The
+// session is opened for the rows shown alone, after filtering and -n, so
+// that ls -n 10 of a large store reads ten sessions, not all of them, and
+// a catalog kept by an index still shows the damage of what it lists.
+func row(st backing.Store, e backing.Entry) sessionJSON {
 	out := sessionJSON{
-		Name: in.Name, ID: in.ID, Title: in.Title, Messages: in.Messages,
-		LastActivity: in.LastActivity, State: in.State, Created: in.Created, Updated: in.Updated,
-		Tags: in.Tags, Cwd: in.Cwd, Project: in.Project, Model: in.Model, Provider: in.Provider,
-		Parent: in.Parent, Trashed: in.Trashed,
+		Name: e.Name, ID: e.ID, State: e.State, Title: e.Title, Agent: e.Agent, Project: e.Project,
+		Tags: e.Tags, Messages: e.Messages, Bytes: e.Bytes, Tokens: tokens(e.Usage), Usage: usageJSON(e.Usage),
+		LastActivity: e.LastActivity, Created: e.Created,
 	}
 	if out.Tags == nil {
 		out.Tags = []string{}
 	}
-	if in.Err != nil {
-		out.Error = errorMessage(in.Err)
+	s, err := st.SessionByID(e.ID)
+	var m backing.Meta
+	if err == nil {
+		m, err = s.Meta()
+	}
+	if err != nil {
+		out.Error = errorMessage(err)
+		return out
+	}
+	out.Updated, out.Cwd, out.Model, out.Provider, out.Parent, out.Trashed = m.Updated, m.Cwd, m.Model, m.Provider, m.Parent, m.Trashed
+	if _, err := s.ViewID(""); err != nil {
+		out.Error = errorMessage(err)
 	}
 	return out
 }
 
+// filter is the flags that choose sessions of the catalog, for ls and
+// last alike.
+type filter struct {
+	project, agent, tag *string
+}
+
+func newFilter(c *cli) filter {
+	return filter{
+		project: c.fs.String("project", "", "only the sessions of project `P` (or its owner or repository alone; . is the current folder's)"),
+		agent:   c.fs.String("agent", "", "only the sessions of agent `A` (claude-code, codex, gemini, sessfs)"),
+		tag:     c.fs.String("tag", "", "only the sessions tagged `T` (or with a tag below it, T/…)"),
+	}
+}
+
+// apply keeps the entries the flags choose, in their order.
+func (f filter) apply(es []backing.Entry) []backing.Entry {
+	if *f.project == "." {
+		*f.project = projectHere() // and describe says which
+	}
+	return slices.DeleteFunc(es, func(e backing.Entry) bool {
+		return *f.project != "" && !backing.MatchProject(e.Project, *f.project) ||
+			*f.agent != "" && !strings.EqualFold(e.Agent, *f.agent) ||
+			*f.tag != "" && !hasTag(e.Tags, *f.tag)
+	})
+}
+
+// describe says what the flags chose, for "no session of …".
+func (f filter) describe() string {
+	var out []string
+	for _, x := range []struct{ what, v string }{{"project", *f.project}, {"agent", *f.agent}, {"tag", *f.tag}} {
+		if x.v != "" {
+			out = append(out, fmt.Sprintf("%s %q", x.what, x.v))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " of " + strings.Join(out, ", ")
+}
+
+// projectHere is the project of a session that would run in the current
+// folder now: what --project . means.
+func projectHere() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return backing.NoProject
+	}
+	m := backing.Meta{Cwd: wd}
+	importer.RecordRemote(&m)
+	return backing.ProjectOf(m)
+}
+
+// hasTag reports whether tags has t, or a tag below it (t/…), as by-tag/
+// nests them.
+func hasTag(tags []string, t string) bool {
+	t = backing.GroupPath(t)
+	return slices.ContainsFunc(tags, func(g string) bool {
+		g = backing.GroupPath(g)
+		return t != "" && (g == t || strings.HasPrefix(g, t+"/"))
+	})
+}
+
+// sorts are ls's orders; ties keep the catalog's order, newest first.
+var sorts = map[string]func(a, b backing.Entry) int{
+	"recent": func(a, b backing.Entry) int { return 0 },
+	"name":   func(a, b backing.Entry) int { return cmp.Compare(a.Name, b.Name) },
+	"size":   func(a, b backing.Entry) int { return cmp.Compare(b.Bytes, a.Bytes) },
+	"tokens": func(a, b backing.Entry) int { return cmp.Compare(tokens(b.Usage), tokens(a.Usage)) },
+}
+
 func runLs(args []string) int {
-	c := newCLI("ls", "[--json] [--all]",
-		"Lists the active sessions, least recently active first (like ls -tr).\nWith --all, archived and trashed sessions too.")
+	c := newCLI("ls", "[--sort recent|name|size|tokens] [-n N] [--project P] [--agent A] [--tag T] [--all] [--json]",
+		"Lists the active sessions, most recently active first (like ls -t): name,\n"+
+			"visible messages, tokens spent, last activity, project and title. With --all,\n"+
+			"archived and trashed sessions too, with a STATE column. --json prints every\n"+
+			"field of each session (the README lists them).")
+	sortBy := c.fs.String("sort", "recent", "the order: recent (newest first), name, size (largest first) or tokens (most first)")
+	limit := c.fs.IntP("n", "n", 0, "list the first `N` sessions only")
+	f := newFilter(c)
 	asJSON := c.fs.Bool("json", false, "print one JSON array of objects")
 	all := c.fs.Bool("all", false, "include archived and trashed sessions, with a STATE column")
 	if _, code, ok := c.parse(args, 0, 0); !ok {
 		return code
 	}
+	order, ok := sorts[*sortBy]
+	if !ok {
+		return c.usageError(fmt.Sprintf("--sort %q: recent, name, size or tokens", *sortBy))
+	}
+	if *limit < 0 {
+		return c.usageError("-n must be a positive number")
+	}
 	st, err := c.open()
 	if err != nil {
 		return c.fail(err)
 	}
-	list, err := st.List(*all)
+	es, err := backing.CatalogOf(st, *all)
 	if err != nil {
 		return c.fail(err)
 	}
+	es = f.apply(es)
+	backing.SortRecent(es)
+	slices.SortStableFunc(es, order)
+	if *limit > 0 && len(es) > *limit {
+		es = es[:*limit]
+	}
+	rows := make([]sessionJSON, 0, len(es))
+	for _, e := range es {
+		rows = append(rows, row(st, e))
+	}
 	if *asJSON {
-		out := make([]sessionJSON, 0, len(list))
-		for _, s := range list {
-			out = append(out, toSessionJSON(s))
-		}
-		if err := printJSON(out); err != nil {
+		if err := printJSON(rows); err != nil {
 			return c.fail(err)
 		}
 		return exitOK
 	}
-	if len(list) == 0 {
+	if len(rows) == 0 {
 		return exitOK
 	}
 	tw := newTable(os.Stdout)
+	state := ""
 	if *all {
-		fmt.Fprintln(tw, "NAME\tMESSAGES\tLAST ACTIVITY\tSTATE\tTITLE")
-	} else {
-		fmt.Fprintln(tw, "NAME\tMESSAGES\tLAST ACTIVITY\tTITLE")
+		state = "STATE\t"
 	}
-	for _, s := range list {
-		title := shorten(s.Title, maxTitle)
-		if s.Err != nil {
-			title = "error: " + errorMessage(s.Err)
+	fmt.Fprintf(tw, "NAME\tMESSAGES\tTOKENS\tLAST ACTIVITY\t%sPROJECT\tTITLE\n", state)
+	for _, r := range rows {
+		title := shorten(r.Title, maxTitle)
+		if r.Error != "" {
+			title = "error: " + r.Error
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t", s.Name, s.Messages, localTime(s.LastActivity))
 		if *all {
-			fmt.Fprintf(tw, "%s\t", s.State)
+			state = r.State + "\t"
 		}
-		fmt.Fprintf(tw, "%s\n", cell(title))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s%s\t%s\n", r.Name, r.Messages, humanCount(r.Tokens),
+			localTime(r.LastActivity), state, cell(r.Project), cell(title))
 	}
 	if err := tw.Flush(); err != nil {
 		return c.fail(err)
 	}
 	return exitOK
+}
+
+// humanCount shows a count in a table: 950, 12.3k, 4.5M; "-" for none.
+func humanCount(n int64) string {
+	switch {
+	case n == 0:
+		return "-"
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	case n < 1_000_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.1fG", float64(n)/1e9)
 }
 
 // maxTitle is how much of a title a table row shows; --json has it whole.

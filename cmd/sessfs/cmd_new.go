@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/importer"
 )
 
 func runNew(args []string) int {
@@ -31,6 +32,9 @@ func runNew(args []string) int {
 			return c.fail(err)
 		}
 		m.Cwd = abs
+		// The remote names the project (backing.ProjectOf) even after
+		// the folder moves; it is read now, while the folder is here.
+		importer.RecordRemote(&m)
 	}
 	st, err := c.open()
 	if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 func runRm(args []string) int {
@@ -16,10 +18,14 @@ func runRm(args []string) int {
 		return c.fail(err)
 	}
 	code = exitOK
-	for _, name := range rest {
+	for _, arg := range rest {
 		// The id is what identifies the session in the trash, where
 		// several sessions may have had the same name.
-		s, err := st.Session(name)
+		name, err := resolve(st, arg)
+		var s backing.Session
+		if err == nil {
+			s, err = st.Session(name)
+		}
 		if err == nil {
 			err = st.Trash(name)
 		}

@@ -32,7 +32,7 @@ type config struct {
 	bigSession  int // messages of the big session of rows 5 and 6
 	catSession  int // messages of the session of row 4
 
-	searchSess, searchMsgs, searchMsgSize int // sessions, messages each and bytes a message of row 10
+	searchSess, searchMsgs, searchMsgSize int // sessions, messages each and bytes a message of row 11
 }
 
 func main() {
@@ -147,8 +147,8 @@ func run(c *config) (rows []Row, err error) {
 		}
 	}()
 	printMachine(c)
-	steps := []func(*config) []Row{rowAppend1, rowAppend8, rowAppendNoSync, rowCat, rowTail, rowFork, rowLs, rowGrep, rowMount, rowSearch}
-	rowIDs := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}
+	steps := []func(*config) []Row{rowAppend1, rowAppend8, rowAppendNoSync, rowCat, rowTail, rowFork, rowLs, rowGrep, rowMount, rowViews, rowSearch}
+	rowIDs := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"}
 	for i, step := range steps {
 		if c.only != "" && !slices.Contains(strings.Split(c.only, ","), rowIDs[i]) {
 			continue

@@ -14,7 +14,10 @@ import (
 	"github.com/sessfs/sessfs/backing/filestore"
 )
 
-var manyStore *filestore.Store // rows 7 and 9 share one store
+var manyStore *filestore.Store // rows 7, 9 and 10 share one store
+
+// projects is how many projects the sessions of manyStore are in.
+const projects = 100
 
 func buildMany(c *config) *filestore.Store {
 	if manyStore != nil {
@@ -23,7 +26,9 @@ func buildMany(c *config) *filestore.Store {
 	st := newStore(c, filestore.Options{})
 	t0 := time.Now()
 	for i := range c.nSessions {
-		s, _ := must2(st.Create(fmt.Sprintf("s%05d", i), backing.Meta{}))
+		// Each in one of 100 projects, for by-project/ (row 10).
+		m := backing.Meta{Cwd: fmt.Sprintf("/home/u/p%02d/repo", i%projects)}
+		s, _ := must2(st.Create(fmt.Sprintf("s%05d", i), m))
 		fill(s, c.msgsPerSess, "")
 	}
 	fmt.Fprintf(os.Stderr, "  made %d sessions in %.1fs\n", c.nSessions, time.Since(t0).Seconds())

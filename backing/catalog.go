@@ -1,0 +1,93 @@
+package backing
+
+import (
+	"cmp"
+	"slices"
+)
+
+// CatalogOf is st's catalog of sessions, newest activity first: its
+// index's (Finder.Catalog) when the engine keeps one, else built from
+// List, the same rows read from the sessions themselves. Everything that
+// lists many sessions (the mount's views, sessfs ls and last, the
+// resolution of a SESSION argument) calls this, so that it is fast where
+// the engine has an index and still right where it has none.
+//
+// The rows built from List leave Usage zero (summing it reads every
+// message of every branch; the index keeps it), and a session that cannot
+// be read is listed with its name, id and state alone.
+func CatalogOf(st Store, all bool) ([]Entry, error) {
+	if f, ok := st.(Finder); ok {
+		return f.Catalog(all)
+	}
+	list, err := st.List(all)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, 0, len(list))
+	for _, info := range list {
+		e := Entry{
+			ID: info.ID, Name: info.Name, State: info.State, Title: info.Title,
+			Agent: AgentOf(info.Meta), Project: ProjectOf(info.Meta), Tags: info.Tags,
+			Created: info.Created, LastActivity: info.LastActivity, Messages: info.Messages,
+		}
+		if e.State == "" { // meta.json unreadable: the state is where its name is
+			e.State = stateOf(st, info, all)
+		}
+		if info.Err == nil {
+			e.Bytes = storedBytes(st, info.ID)
+		}
+		out = append(out, e)
+	}
+	SortRecent(out)
+	return out, nil
+}
+
+// SortRecent orders a catalog newest activity first, as `ls -t` does;
+// sessions active at the same moment by name, so the order is the same
+// at every call.
+func SortRecent(es []Entry) {
+	slices.SortStableFunc(es, func(a, b Entry) int {
+		if c := b.LastActivity.Compare(a.LastActivity); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+}
+
+// stateOf is the state of a listed session whose meta cannot say: active
+// when only active sessions were listed, else where its name leads to it
+// (active or archived), else the trash, whose sessions have no name.
+func stateOf(st Store, info SessionInfo, all bool) string {
+	if !all {
+		return StateActive
+	}
+	if s, state, err := st.Lookup(info.Name); err == nil && s.ID() == info.ID {
+		return state
+	}
+	return StateTrashed
+}
+
+// storedBytes is the stored size of a session's messages: each branch's
+// own, which a fork does not copy. What cannot be read counts nothing:
+// the listing says how big a session is, fsck what is wrong with it.
+func storedBytes(st Store, id string) int64 {
+	s, err := st.SessionByID(id)
+	if err != nil {
+		return 0
+	}
+	bs, err := s.Branches()
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, b := range bs {
+		v, err := s.ViewID(b.ID)
+		if err != nil {
+			continue
+		}
+		for i := v.Inherited(); i < v.Len(); i++ {
+			n += int64(v.RawLen(i))
+		}
+	}
+	return n
+}
