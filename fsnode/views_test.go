@@ -134,10 +134,10 @@ func TestRootListsViews(t *testing.T) {
 	st := newStore(t)
 	viewSession(t, st, "s", backing.Meta{}, time.Now())
 	k := newKernel(t, st, Options{})
-	if got, want := k.ls(""), []string{"archive", "trash", "recent", "by-project", "by-tag", "s"}; !slices.Equal(got, want) {
+	if got, want := k.ls(""), []string{"archive", "trash", "recent", "by-project", "by-tag", "search", "s"}; !slices.Equal(got, want) {
 		t.Errorf("ls MOUNT = %q, want %q", got, want)
 	}
-	for _, v := range []string{"recent", "by-project", "by-tag"} {
+	for _, v := range []string{"recent", "by-project", "by-tag", "search"} {
 		a, errno := k.stat(v)
 		if errno != 0 || a.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 			t.Errorf("stat %s: %v, mode %o", v, errno, a.Mode)
@@ -155,7 +155,7 @@ func TestRootListsViews(t *testing.T) {
 			t.Errorf("mv s %s: %v, want EEXIST", v, errno)
 		}
 	}
-	for _, name := range []string{"search", "tmp"} { // reserved, folders of others to come
+	for _, name := range []string{"tmp"} { // reserved, a folder to come
 		if _, errno := k.lookup(name); errno != syscall.ENOENT {
 			t.Errorf("lookup %s: %v, want ENOENT", name, errno)
 		}
