@@ -1,13 +1,14 @@
 // Command sessfs manages a sessfs store from the shell: it mounts it
 // (mount, umount; mount --source shows an agent's own folder), creates,
-// lists, appends to, shows, forks, renames, archives, trashes and sweeps
-// sessions and their branches, imports Claude Code and Codex sessions and
-// exports any session, reports the tokens sessions spent and their cost
-// (usage), and checks and repairs the store (fsck). The commands are
-// listed in main.go's table; each is in cmd_<name>.go but umount (in
-// cmd_mount.go), unarchive (cmd_archive.go), branch rename and rm
-// (cmd_branch.go) and help (main.go). DESIGN.md is the contract they
-// follow.
+// lists (ls, last), finds (search, index), appends to, shows, forks,
+// renames, archives, trashes and sweeps sessions and their branches,
+// imports Claude Code and Codex sessions and exports any session, reports
+// the tokens sessions spent and their cost (usage), and checks and
+// repairs the store (fsck). The commands are listed in main.go's table;
+// each is in cmd_<name>.go but umount (in cmd_mount.go), unarchive
+// (cmd_archive.go), branch rename and rm (cmd_branch.go) and help
+// (main.go). A SESSION argument becomes a session in one place,
+// resolve.go. DESIGN.md is the contract they follow.
 package main
 
 import (
