@@ -27,6 +27,8 @@ type sessionJSON struct {
 	Bytes        int64     `json:"bytes"`
 	Tokens       int64     `json:"tokens"`
 	Usage        usageJSON `json:"usage"`
+	CostUSD      *float64  `json:"cost_usd"` // null when a model that spent has no price
+	cost         string    // the COST cell: backing.UsageDoc's, as sessfs usage shows it
 	LastActivity time.Time `json:"last_activity,omitzero"`
 	Created      time.Time `json:"created,omitzero"`
 	Updated      time.Time `json:"updated,omitzero"`
@@ -46,11 +48,6 @@ type usageJSON struct {
 	Reasoning  int64 `json:"reasoning"`
 }
 
-// tokens is what the TOKENS column and "tokens" show of a usage: every
-// kind of token summed.
-func tokens(u backing.Usage) int64 {
-	return u.Input + u.Output + u.CacheRead + u.CacheWrite + u.Reasoning
-}
 
 // row is one session of a listing: its catalog entry, what only its
 // meta.json holds (cwd, model, …), and why the session cannot be read if
@@ -61,11 +58,16 @@ func tokens(u backing.Usage) int64 {
 func row(st backing.Store, e backing.Entry) sessionJSON {
 	out := sessionJSON{
 		Name: e.Name, ID: e.ID, State: e.State, Title: e.Title, Agent: e.Agent, Project: e.Project,
-		Tags: e.Tags, Messages: e.Messages, Bytes: e.Bytes, Tokens: tokens(e.Usage), Usage: usageJSON(e.Usage),
+		Tags: e.Tags, Messages: e.Messages, Bytes: e.Bytes, Tokens: e.Usage.Total(), Usage: usageJSON(e.Usage),
 		LastActivity: e.LastActivity, Created: e.Created,
 	}
 	if out.Tags == nil {
 		out.Tags = []string{}
+	}
+	doc := backing.NewUsageDoc(e.ByModel)
+	out.CostUSD, out.cost = doc.CostUSD, costCell(doc)
+	if e.Usage.IsZero() {
+		out.cost = "-"
 	}
 	s, err := st.SessionByID(e.ID)
 	var m backing.Meta
@@ -150,7 +152,7 @@ var sorts = map[string]func(a, b backing.Entry) int{
 	"recent": func(a, b backing.Entry) int { return 0 },
 	"name":   func(a, b backing.Entry) int { return cmp.Compare(a.Name, b.Name) },
 	"size":   func(a, b backing.Entry) int { return cmp.Compare(b.Bytes, a.Bytes) },
-	"tokens": func(a, b backing.Entry) int { return cmp.Compare(tokens(b.Usage), tokens(a.Usage)) },
+	"tokens": func(a, b backing.Entry) int { return cmp.Compare(b.Usage.Total(), a.Usage.Total()) },
 }
 
 func runLs(args []string) int {
@@ -206,7 +208,7 @@ func runLs(args []string) int {
 	if *all {
 		state = "STATE\t"
 	}
-	fmt.Fprintf(tw, "NAME\tMESSAGES\tTOKENS\tLAST ACTIVITY\t%sPROJECT\tTITLE\n", state)
+	fmt.Fprintf(tw, "NAME\tMESSAGES\tTOKENS\tCOST\tLAST ACTIVITY\t%sPROJECT\tTITLE\n", state)
 	for _, r := range rows {
 		title := shorten(r.Title, maxTitle)
 		if r.Error != "" {
@@ -215,7 +217,7 @@ func runLs(args []string) int {
 		if *all {
 			state = r.State + "\t"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s%s\t%s\n", r.Name, r.Messages, humanCount(r.Tokens),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s%s\t%s\n", r.Name, r.Messages, humanCount(r.Tokens), r.cost,
 			localTime(r.LastActivity), state, cell(r.Project), cell(title))
 	}
 	if err := tw.Flush(); err != nil {

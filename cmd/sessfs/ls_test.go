@@ -100,15 +100,15 @@ func TestLsOrderAndColumns(t *testing.T) {
 	s := lsFixture(t)
 	out := s.ok("ls")
 	rows := lines(out)
-	if !regexp.MustCompile(`^NAME +MESSAGES +TOKENS +LAST ACTIVITY +PROJECT +TITLE$`).MatchString(rows[0]) {
+	if !regexp.MustCompile(`^NAME +MESSAGES +TOKENS +COST +LAST ACTIVITY +PROJECT +TITLE$`).MatchString(rows[0]) {
 		t.Fatalf("ls header: %q", rows[0])
 	}
 	if got := names(out); !slices.Equal(got, []string{"c", "b", "a"}) {
 		t.Fatalf("ls order %q, want newest first:\n%s", got, out)
 	}
-	if !regexp.MustCompile(`^a +2 +- +\d{4}-\d\d-\d\d \d\d:\d\d +o/alpha +first$`).MatchString(rows[3]) ||
-		!regexp.MustCompile(`^b +1 +- +\S+ \S+ +y/proj +short$`).MatchString(rows[2]) ||
-		!regexp.MustCompile(`^c +0 +- +\S+ \S+ +\(none\) *$`).MatchString(rows[1]) {
+	if !regexp.MustCompile(`^a +2 +- +- +\d{4}-\d\d-\d\d \d\d:\d\d +o/alpha +first$`).MatchString(rows[3]) ||
+		!regexp.MustCompile(`^b +1 +- +- +\S+ \S+ +y/proj +short$`).MatchString(rows[2]) ||
+		!regexp.MustCompile(`^c +0 +- +- +\S+ \S+ +\(none\) *$`).MatchString(rows[1]) {
 		t.Errorf("ls rows:\n%s", out)
 	}
 	if strings.Index(rows[0], "PROJECT") != strings.Index(rows[3], "o/alpha") {
@@ -143,7 +143,7 @@ func TestLsOrderAndColumns(t *testing.T) {
 			t.Errorf("ls %v matches nothing, printed %q", args, out)
 		}
 	}
-	if out := s.ok("ls", "--all", "--project", "(none)"); !regexp.MustCompile(`(?m)^d +0 +- +\S+ \S+ +archived +\(none\)`).MatchString(out) {
+	if out := s.ok("ls", "--all", "--project", "(none)"); !regexp.MustCompile(`(?m)^d +0 +- +- +\S+ \S+ +archived +\(none\)`).MatchString(out) {
 		t.Errorf("ls --all:\n%s", out)
 	}
 	s.fails(2, `--sort "size,name": recent, name, size or tokens`, "", "ls", "--sort", "size,name")

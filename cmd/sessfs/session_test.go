@@ -33,9 +33,9 @@ func TestNewAndLs(t *testing.T) {
 	work, genRow := -1, -1
 	for i, r := range rows[1:] {
 		switch {
-		case regexp.MustCompile(`^work +1 +- +\d{4}-\d\d-\d\d \d\d:\d\d +tmp/proj +Fix the build$`).MatchString(r):
+		case regexp.MustCompile(`^work +1 +- +- +\d{4}-\d\d-\d\d \d\d:\d\d +tmp/proj +Fix the build$`).MatchString(r):
 			work = i + 1
-		case regexp.MustCompile(`^` + gen + ` +0 +- +\d{4}-\d\d-\d\d \d\d:\d\d +\(none\) *$`).MatchString(r):
+		case regexp.MustCompile(`^` + gen + ` +0 +- +- +\d{4}-\d\d-\d\d \d\d:\d\d +\(none\) *$`).MatchString(r):
 			genRow = i + 1
 		}
 	}
@@ -149,7 +149,7 @@ func TestArchiveUnarchive(t *testing.T) {
 		t.Fatalf("archived sessions listed: %q", out)
 	}
 	out := s.ok("ls", "--all")
-	if !strings.Contains(lines(out)[0], "STATE") || !regexp.MustCompile(`(?m)^a +0 +- +\S+ \S+ +archived`).MatchString(out) {
+	if !strings.Contains(lines(out)[0], "STATE") || !regexp.MustCompile(`(?m)^a +0 +- +- +\S+ \S+ +archived`).MatchString(out) {
 		t.Fatalf("ls --all:\n%s", out)
 	}
 	// Archived sessions can still be read and written.

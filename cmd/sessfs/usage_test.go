@@ -63,6 +63,24 @@ func TestUsageOfRealSessions(t *testing.T) {
 		all = all.Add(sum)
 		t.Logf("%-40s %s", name, usageLine(sum))
 	}
+	// sessfs ls shows the same tokens, and a cost for each.
+	var listed []struct {
+		Name    string   `json:"name"`
+		Tokens  int64    `json:"tokens"`
+		CostUSD *float64 `json:"cost_usd"`
+	}
+	if err := json.Unmarshal([]byte(s.ok("ls", "--json")), &listed); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range listed {
+		var sum backing.Usage
+		for _, u := range wants[l.Name] {
+			sum = sum.Add(u)
+		}
+		if l.Tokens != sum.Total() || l.CostUSD == nil {
+			t.Errorf("ls --json %s: tokens %d, cost %v; want %d and a cost", l.Name, l.Tokens, l.CostUSD, sum.Total())
+		}
+	}
 	var r usageReport
 	if err := json.Unmarshal([]byte(s.ok("usage", "--json")), &r); err != nil {
 		t.Fatal(err)
