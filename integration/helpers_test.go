@@ -443,7 +443,7 @@ func ls(t *testing.T, dir string) []string {
 }
 
 // views are the folders of a mount's root beside the sessions.
-var views = []string{"archive", "by-project", "by-tag", "recent", "trash"}
+var views = []string{"archive", "by-project", "by-tag", "recent", "search", "trash"}
 
 // rootOf is what ls MOUNT lists with sessions names: them and the views,
 // sorted as ls sorts them in the C locale.
