@@ -1,7 +1,7 @@
 // Package filestore is the file engine: a store kept in a folder, as
 // append-only logs under file locks. It implements backing's contract
 // (backing.Store, Session, View) and its optional Checker (fsck and
-// repair) and Sweeper; it owns the layout and format version on disk,
+// repair), Sweeper and Finder (search and the catalog, in SQLite); it owns the layout and format version on disk,
 // the locks that let several processes write one store, crash recovery,
 // and the offset indexes that make reading any part of a long session
 // cheap. It knows nothing of FUSE.
@@ -11,6 +11,9 @@
 //	FORMAT                      "sessfs store format 1"
 //	lock                        store lock: held while the namespace changes
 //	config.json                 optional: the lifecycle policy (sessfs sweep)
+//	index/search.db             the search index and catalog (index.go):
+//	                            derived, rebuilt whenever it is missing
+//	index/dirty/<id>            sessions changed since the index saw them
 //	names/<name> -> ../sessions/<id>     active sessions
 //	archive/<name> -> ../sessions/<id>   archived sessions
 //	trash/<id> -> ../sessions/<id>       sessions in the trash
