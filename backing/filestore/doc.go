@@ -1,10 +1,11 @@
 // Package filestore is the file engine: a store kept in a folder, as
 // append-only logs under file locks. It implements backing's contract
 // (backing.Store, Session, View) and its optional Checker (fsck and
-// repair), Sweeper and Finder (search and the catalog, in SQLite); it owns the layout and format version on disk,
-// the locks that let several processes write one store, crash recovery,
-// and the offset indexes that make reading any part of a long session
-// cheap. It knows nothing of FUSE.
+// repair), Sweeper and Finder (search and the catalog, in SQLite); it
+// owns the layout and format version on disk, the locks that let several
+// processes write one store, crash recovery, and the offset indexes that
+// make reading any part of a long session cheap. It knows nothing of
+// FUSE.
 //
 // Layout of a store (folders 0700, files 0600):
 //
