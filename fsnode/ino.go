@@ -31,8 +31,8 @@ const (
 	kindSearch
 	kindQuery
 	kindHitLink
-	kindUsage     // usage.json of a session or a branch
-	kindTurnUsage // usage.json of a turn
+	kindUsage       // usage.json of a session or a branch
+	kindTurnUsage   // usage.json of a turn
 	kindRecent      // recent/
 	kindRecentLink  // recent/<rank> <name>: by session id and name
 	kindByProject   // by-project/ and its folders: by the project path

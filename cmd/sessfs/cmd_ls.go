@@ -48,7 +48,6 @@ type usageJSON struct {
 	Reasoning  int64 `json:"reasoning"`
 }
 
-
 // row is one session of a listing: its catalog entry, what only its
 // meta.json holds (cwd, model, …), and why the session cannot be read if
 // it cannot: its meta, or its default branch (a log it may not read). The
