@@ -146,8 +146,15 @@ func openFence(s string) string {
 	htmlEnd := "" // what ends the HTML block open, if one is (see htmlBlock)
 	item := 0     // the content indent of the list item the last lines are in; 0: none
 	inItem := false
+	emptyItem := false // the item's first line has no content yet
 	for line := range strings.SplitSeq(s, "\n") {
 		t := strings.TrimLeft(line, " ")
+		if emptyItem && t == "" && !inItem {
+			// An item may begin with one blank line, not two: one that
+			// starts empty and meets a blank line is empty and over.
+			item = 0
+		}
+		emptyItem = false
 		if t != "" && len(line)-len(t) < item {
 			// A line indented less than the item's content ends the item
 			// (no lazy lines in a code block), and a fence open in it.
@@ -157,8 +164,8 @@ func openFence(s string) string {
 			}
 		}
 		if char == 0 {
-			if k := listItem(line); k > 0 {
-				item = k
+			if k, empty := listItem(line); k > 0 {
+				item, emptyItem = k, empty
 			}
 		}
 		if htmlEnd != "" { // a fence line inside an HTML block is its text
@@ -201,12 +208,13 @@ func openFence(s string) string {
 
 // listItem is the content indent of the list item line starts (up to 3
 // spaces, a bullet - + * or 1-9 digits and . or ), then spaces or the line's
-// end), or 0 when line starts none.
-func listItem(line string) int {
+// end), or 0 when line starts none; empty when the line holds nothing
+// after the marker.
+func listItem(line string) (indent int, empty bool) {
 	t := strings.TrimLeft(line, " ")
 	i := len(line) - len(t)
 	if i > 3 || t == "" {
-		return 0
+		return 0, false
 	}
 	m := 0
 	switch {
@@ -217,22 +225,22 @@ func listItem(line string) int {
 			m++
 		}
 		if m == 0 || m == len(t) || (t[m] != '.' && t[m] != ')') {
-			return 0
+			return 0, false
 		}
 		m++
 	}
 	rest := t[m:]
 	if rest == "" || strings.TrimLeft(rest, " ") == "" {
-		return i + m + 1 // an empty item: its content starts a column on
+		return i + m + 1, true // an empty item: its content starts a column on
 	}
 	if rest[0] != ' ' && rest[0] != '\t' {
-		return 0
+		return 0, false
 	}
 	sp := len(rest) - len(strings.TrimLeft(rest, " "))
 	if sp > 4 { // indented code in the item: content one column on
 		sp = 1
 	}
-	return i + m + max(sp, 1)
+	return i + m + max(sp, 1), false
 }
 
 // htmlBlock reports what ends the HTML block a line (its indent removed)
