@@ -39,8 +39,8 @@ func TestOpenFence(t *testing.T) {
 		{md("´´´\nx\n´´´"), ""},
 		{md("´´´go\nx"), "```"},
 		{md("- a\n\n  ´´´\n  x"), "  ```"},
-		{md("* \n\n  ´´´\n0\n"), "  ```"}, // an item that starts empty ends at a blank line: the fence is outside it
-		{md("* \n  ´´´\n0\n"), ""},          // one that goes on at once holds the fence, which 0 ends
+		{md("* \n\n  ´´´\n0\n"), "  ```"},           // an item that starts empty ends at a blank line: the fence is outside it
+		{md("* \n  ´´´\n0\n"), ""},                  // one that goes on at once holds the fence, which 0 ends
 		{md("´´´´\n´´´\nx"), "````"},                // a shorter fence does not close
 		{md("´´´\n~~~\n"), "```"},                   // nor a fence of the other kind
 		{md("~~~~\nx\n~~~~~ \n"), ""},               // a longer one does
