@@ -1,6 +1,9 @@
 package render
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // fence wraps body in a fenced code block. The fence is one backtick longer
 // than the longest run of backticks in body (and at least three), so nothing
@@ -147,6 +150,7 @@ func openFence(s string) string {
 	item := 0     // the content indent of the list item the last lines are in; 0: none
 	inItem := false
 	emptyItem := false // the item's first line has no content yet
+	prevBlank := true  // the line before was blank, or there was none
 	for line := range strings.SplitSeq(s, "\n") {
 		t := strings.TrimLeft(line, " ")
 		if emptyItem && t == "" && !inItem {
@@ -168,8 +172,10 @@ func openFence(s string) string {
 				item, emptyItem = k, empty
 			}
 		}
+		blank := prevBlank
+		prevBlank = t == ""
 		if htmlEnd != "" { // a fence line inside an HTML block is its text
-			if strings.Contains(strings.ToLower(line), htmlEnd) {
+			if htmlEnd == blankLine && t == "" || htmlEnd != blankLine && strings.Contains(strings.ToLower(line), htmlEnd) {
 				htmlEnd = ""
 			}
 			continue
@@ -177,6 +183,12 @@ func openFence(s string) string {
 		if char == 0 && len(line)-len(t) <= 3 {
 			if end := htmlBlock(t); end != "" && !strings.Contains(strings.ToLower(t[1:]), end) {
 				htmlEnd = end
+				continue
+			}
+			// Kinds 6 and 7 run to a blank line; 7 (any tag alone on
+			// its line) cannot interrupt a paragraph.
+			if htmlBlockTag(t) || blank && htmlTagLine.MatchString(t) {
+				htmlEnd = blankLine
 				continue
 			}
 		}
@@ -242,6 +254,38 @@ func listItem(line string) (indent int, empty bool) {
 	}
 	return i + m + max(sp, 1), false
 }
+
+// blankLine, as what ends an HTML block, is a blank line: kinds 6 and 7.
+const blankLine = "\n"
+
+// htmlBlockTags are the tags of CommonMark's HTML blocks of kind 6.
+var htmlBlockTags = strings.Fields(`address article aside base basefont blockquote body caption center
+	col colgroup dd details dialog dir div dl dt fieldset figcaption figure footer form frame frameset
+	h1 h2 h3 h4 h5 h6 head header hr html iframe legend li link main menu menuitem nav noframes ol
+	optgroup option p param search section summary table tbody td tfoot th thead title tr track ul`)
+
+// htmlBlockTag reports whether a line (its indent removed) starts an HTML
+// block of kind 6: < or </, one of htmlBlockTags, then a space, a tab,
+// the line's end, > or />.
+func htmlBlockTag(t string) bool {
+	rest, ok := strings.CutPrefix(t, "<")
+	if !ok {
+		return false
+	}
+	rest = strings.ToLower(strings.TrimPrefix(rest, "/"))
+	for _, tag := range htmlBlockTags {
+		if after, ok := strings.CutPrefix(rest, tag); ok &&
+			(after == "" || after[0] == ' ' || after[0] == '\t' || after[0] == '>' || strings.HasPrefix(after, "/>")) {
+			return true
+		}
+	}
+	return false
+}
+
+// htmlTagLine is a line of one complete open or closing tag and nothing
+// else but spaces: an HTML block of kind 7 (CommonMark's attribute syntax,
+// simplified: no > inside a quoted value).
+var htmlTagLine = regexp.MustCompile(`^(<[A-Za-z][A-Za-z0-9-]*(\s+[A-Za-z_:][A-Za-z0-9_.:-]*(\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>` + "`" + `]+))?)*\s*/?>|</[A-Za-z][A-Za-z0-9-]*\s*>)[ \t]*$`)
 
 // htmlBlock reports what ends the HTML block a line (its indent removed)
 // starts, for CommonMark's kinds 1 to 5, which end only at that marker,

@@ -52,7 +52,10 @@ func TestOpenFence(t *testing.T) {
 		{md("<!-- ´´´ -->\n´´´\nx"), "```"},        // a block that ends on its line
 		{md("<!--\n´´´\n-->\n"), ""},               // a fence in a comment
 		{md("´´´\n<pre>\n´´´\n"), ""},              // no HTML block in a fence
-		{md("<prefix>\n´´´"), "```"},               // not a <pre> tag
+		{md("<prefix>\n´´´"), ""},                  // not a <pre> tag, but a tag alone: HTML to the blank line
+		{md("<A>\n´´´\n\n0\n´´´\n"), "```"},        // after the blank line, a fence again
+		{md("para\n<A>\n´´´\nx"), "```"},           // a lone tag does not interrupt a paragraph
+		{md("para\n<div>\n´´´\nx"), ""},            // a block tag does
 		{md("*\n  ´´´\n0\n  ´´´"), "  ```"},        // "0" ends the item and its fence; the next opens
 		{md("1. a\n\n   ´´´\n   x\n   ´´´\n"), ""}, // a fence closed inside its item
 	}
