@@ -48,7 +48,8 @@ func rowMount(c *config) []Row {
 	ents := must1(os.ReadDir(mnt))
 	msgs := 0
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), "s") {
+		// s00000, s00001, …: not the views beside them (search/).
+		if n := e.Name(); strings.HasPrefix(n, "s") && strings.Trim(n[1:], "0123456789") == "" {
 			readAll(filepath.Join(mnt, e.Name(), "transcript.md"))
 			msgs += c.msgsPerSess
 		}
