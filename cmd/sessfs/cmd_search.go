@@ -46,7 +46,7 @@ by every writer; 'sessfs index --rebuild' builds it again.`)
 	project := c.fs.String("project", "", "only sessions of project `P` (as sessfs ls shows it)")
 	agent := c.fs.String("agent", "", "only sessions written by agent `A` (claude-code, codex, gemini, sessfs)")
 	since := c.fs.String("since", "", "only messages at or after `D` (2026-11-24, 2026-11-24T15:04, 7d, 36h)")
-	until := c.fs.String("until", "", "only messages before `D`")
+	until := c.fs.String("until", "", "only messages before `D`; a day given is included")
 	role := c.fs.String("role", "", "only messages of role `R` (user, assistant, tool, …)")
 	branch := c.fs.String("branch", "", "'all' to search every branch, not only the default one")
 	archived := c.fs.Bool("archived", false, "search archived sessions too")
@@ -69,18 +69,12 @@ by every writer; 'sessfs index --rebuild' builds it again.`)
 		return c.usageError("-n takes a count, 0 for all")
 	}
 	now := time.Now()
-	for _, w := range []struct {
-		flag, s string
-		t       *time.Time
-	}{{"since", *since, &q.Since}, {"until", *until, &q.Until}} {
-		if w.s == "" {
-			continue
-		}
-		t, err := parseWhen(w.s, now)
-		if err != nil {
-			return c.usageError("--" + w.flag + ": " + err.Error())
-		}
-		*w.t = t
+	var err error
+	if q.Since, err = parseWhen(*since, now, false); err != nil {
+		return c.usageError("--since: " + err.Error())
+	}
+	if q.Until, err = parseWhen(*until, now, true); err != nil {
+		return c.usageError("--until: " + err.Error())
 	}
 	if _, err := backing.ParseQuery(q.Text); err != nil {
 		return c.usageError(errorMessage(err))

@@ -48,8 +48,8 @@ the repository (backing/prices.json): '-' where no model of the row has a
 price, and marked '*' where some have none, which it then leaves out.
 With SESSION names, only those sessions.`)
 	by := c.fs.String("by", "day", "group rows by `KEY`: day, project, model or session")
-	sinceArg := c.fs.String("since", "", "only what was spent on or after `D` (YYYY-MM-DD or YYYYMMDD, local time; or an RFC 3339 time)")
-	untilArg := c.fs.String("until", "", "only what was spent up to `D`, that whole day included (or before an RFC 3339 time)")
+	sinceArg := c.fs.String("since", "", "only what was spent at or after `D` (2026-11-24, 2026-11-24T15:04, 7d, 36h)")
+	untilArg := c.fs.String("until", "", "only what was spent before `D`; a day given is included")
 	asJSON := c.fs.Bool("json", false, "print one JSON document: by, rows (key and usage.json's fields) and total")
 	rest, code, ok := c.parse(args, 0, -1)
 	if !ok {
@@ -58,11 +58,12 @@ With SESSION names, only those sessions.`)
 	if !slices.Contains(usageBys, *by) {
 		return c.usageError(fmt.Sprintf("--by %q: use %s", *by, strings.Join(usageBys, ", ")))
 	}
-	since, err := parseDayFlag(*sinceArg, false)
+	now := time.Now()
+	since, err := parseWhen(*sinceArg, now, false)
 	if err != nil {
 		return c.usageError("--since: " + err.Error())
 	}
-	until, err := parseDayFlag(*untilArg, true)
+	until, err := parseWhen(*untilArg, now, true)
 	if err != nil {
 		return c.usageError("--until: " + err.Error())
 	}
@@ -201,28 +202,6 @@ func inRange(t, since, until time.Time) bool {
 		return true
 	}
 	return !t.IsZero() && !t.Before(since) && (until.IsZero() || t.Before(until))
-}
-
-// parseDayFlag reads --since or --until: a local day, YYYY-MM-DD or
-// YYYYMMDD (as ccusage takes it), or an RFC 3339 time. A day's bound is
-// its start for --since and the next day's start for --until (end), so
-// that --until includes the day it names.
-func parseDayFlag(s string, end bool) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	for _, layout := range []string{time.DateOnly, "20060102"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			if end {
-				t = t.AddDate(0, 0, 1)
-			}
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not a date (YYYY-MM-DD, YYYYMMDD) nor an RFC 3339 time", s)
 }
 
 // printUsage writes the report as a table: numbers right-aligned with

@@ -66,12 +66,22 @@ func TestParseWhen(t *testing.T) {
 		"2026-11-20T08:00:00Z": time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC),
 		"2026-11-20":           time.Date(2026, 11, 20, 0, 0, 0, 0, time.Local),
 	} {
-		if got, err := parseWhen(in, now); err != nil || !got.Equal(want) {
+		if got, err := parseWhen(in, now, false); err != nil || !got.Equal(want) {
 			t.Errorf("parseWhen(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "yesterday", "7x", "-3d"} {
-		if _, err := parseWhen(in, now); err == nil {
+	// --until includes the day it names, not a time it names.
+	if got, _ := parseWhen("20261120", now, true); !got.Equal(time.Date(2026, 11, 21, 0, 0, 0, 0, time.Local)) {
+		t.Errorf("parseWhen(20261120, end) = %v, want the next day's start", got)
+	}
+	if got, _ := parseWhen("2026-11-20T08:00", now, true); !got.Equal(time.Date(2026, 11, 20, 8, 0, 0, 0, time.Local)) {
+		t.Errorf("parseWhen(2026-11-20T08:00, end) = %v", got)
+	}
+	if got, err := parseWhen("", now, true); err != nil || !got.IsZero() {
+		t.Errorf("parseWhen(\"\") = %v, %v; want no bound", got, err)
+	}
+	for _, in := range []string{"yesterday", "7x", "-3d"} {
+		if _, err := parseWhen(in, now, false); err == nil {
 			t.Errorf("parseWhen(%q) accepted", in)
 		}
 	}
