@@ -43,9 +43,9 @@ func (n *branchDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	var in *fs.Inode
 	switch name {
 	case "info.json":
-		in = child(ctx, &n.Inode, name, &infoFile{base: base{fsys: n.fsys}, ref: n.ref}, fileMode, ino(kindInfo, ids...))
+		in = child(ctx, &n.Inode, name, &docFile{base: base{fsys: n.fsys}, doc: infoDoc{ref: n.ref}.doc}, fileMode, ino(kindInfo, ids...))
 	case "usage.json": // the branch's view
-		in = usageChild(ctx, &n.Inode, &usageFile{base: base{fsys: n.fsys}, s: n.ref.s, scope: usageBranch, ref: n.ref}, ids...)
+		in = usageChild(ctx, n.fsys, &n.Inode, &usageDoc{s: n.ref.s, scope: usageBranch, ref: n.ref}, ids...)
 	default:
 		in = branchFile(ctx, &n.Inode, n.fsys, n.ref, name, ids...)
 	}

@@ -53,7 +53,7 @@ func (n *sessionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	case "meta.json":
 		in = child(ctx, &n.Inode, name, &metaFile{base: base{fsys: n.fsys}, s: n.s}, fileMode, ino(kindMeta, n.s.ID()))
 	case "usage.json": // the session's: every branch
-		in = usageChild(ctx, &n.Inode, &usageFile{base: base{fsys: n.fsys}, s: n.s, scope: usageSession}, n.s.ID())
+		in = usageChild(ctx, n.fsys, &n.Inode, &usageDoc{s: n.s, scope: usageSession}, n.s.ID())
 	case "branches":
 		in = child(ctx, &n.Inode, name, &branchesDir{base: base{fsys: n.fsys}, s: n.s}, syscall.S_IFDIR, ino(kindBranches, n.s.ID()))
 	default:

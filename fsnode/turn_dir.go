@@ -146,7 +146,7 @@ func (n *turnDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	case "messages.jsonl":
 		in = child(ctx, &n.Inode, name, newRenderedFile(n.fsys, n.ref, formatJSONL, n.turn), fileMode, ino(kindTurnMessages, n.ids...))
 	case "usage.json":
-		in = usageChild(ctx, &n.Inode, &usageFile{base: base{fsys: n.fsys}, s: n.ref.s, scope: usageTurn, ref: n.ref, turn: n.turn}, n.ids...)
+		in = usageChild(ctx, n.fsys, &n.Inode, &usageDoc{s: n.ref.s, scope: usageTurn, ref: n.ref, turn: n.turn}, n.ids...)
 	case "fork":
 		in = child(ctx, &n.Inode, name, &forkDir{base: base{fsys: n.fsys}, ref: n.ref, turn: n.turn}, syscall.S_IFDIR, ino(kindFork, n.ids...))
 	default:

@@ -4,23 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
-	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/sessfs/sessfs/backing"
 )
 
-// usageFile is usage.json, read-only: what a session spent (every branch,
+// usageDoc is usage.json, a docFile: what a session spent (every branch,
 // each message once), a branch (its view, ancestry resolved) or a turn,
-// as backing.UsageDoc. Like info.json it is made at each stat and read,
-// so its size is exact and the kernel caches none of it; what it has
-// read of the store it keeps (backing.SessionUsage, ViewUsage), so a stat
-// of a session's or a branch's reads only what was stored since the last.
-type usageFile struct {
-	base
+// as backing.UsageDoc. What it has read of the store it keeps
+// (backing.SessionUsage, ViewUsage), so a stat of a session's or a
+// branch's reads only what was stored since the last.
+type usageDoc struct {
 	s     backing.Session
 	scope usageScope
 	ref   branchRef // the branch, for usageBranch and usageTurn
@@ -40,14 +36,7 @@ const (
 	usageTurn
 )
 
-var (
-	_ = (fs.NodeGetattrer)((*usageFile)(nil))
-	_ = (fs.NodeOpener)((*usageFile)(nil))
-	_ = (fs.NodeReader)((*usageFile)(nil))
-	_ = (fs.NodeSetattrer)((*usageFile)(nil))
-)
-
-func (n *usageFile) doc() ([]byte, time.Time, error) {
+func (n *usageDoc) doc() ([]byte, time.Time, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	var usage backing.ModelUsage
@@ -93,7 +82,7 @@ func (n *usageFile) doc() ([]byte, time.Time, error) {
 
 // metaModel is the model usage that names none was spent by: the
 // session's, when its meta can be read.
-func (n *usageFile) metaModel() string {
+func (n *usageDoc) metaModel() string {
 	m, err := n.s.Meta()
 	if err != nil {
 		return ""
@@ -101,40 +90,12 @@ func (n *usageFile) metaModel() string {
 	return m.Model
 }
 
-func (n *usageFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	doc, mtime, err := n.doc()
-	if err != nil {
-		return n.fsys.toErrno(err)
-	}
-	n.fsys.attr(&out.Attr, fileMode|0o444, int64(len(doc)), mtime)
-	return 0
-}
-
-func (n *usageFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	if isWrite(flags) {
-		return nil, 0, syscall.EACCES
-	}
-	return nil, fuse.FOPEN_DIRECT_IO, 0
-}
-
-func (n *usageFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	doc, _, err := n.doc()
-	if err != nil {
-		return nil, n.fsys.toErrno(err)
-	}
-	return fuse.ReadResultData(slice(doc, off, len(dest))), 0
-}
-
-func (n *usageFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	return syscall.EPERM
-}
-
 // usageChild makes the usage.json node under parent; ids are the path's
 // immutable ids, as for the other files beside it.
-func usageChild(ctx context.Context, parent *fs.Inode, n *usageFile, ids ...string) *fs.Inode {
+func usageChild(ctx context.Context, fsys *FS, parent *fs.Inode, d *usageDoc, ids ...string) *fs.Inode {
 	kind := kindUsage
-	if n.scope == usageTurn {
+	if d.scope == usageTurn {
 		kind = kindTurnUsage
 	}
-	return child(ctx, parent, "usage.json", n, fileMode, ino(kind, ids...))
+	return child(ctx, parent, "usage.json", &docFile{base: base{fsys: fsys}, doc: d.doc}, fileMode, ino(kind, ids...))
 }
