@@ -10,13 +10,11 @@ import (
 // The calls that change the store, each publishing what it changed to the
 // change feed (feed.go) once it succeeded and let go of its locks: the one
 // place that says which call publishes what. Each does its work in the
-// unexported method of its name. Those that change a session mark it for
-// the search index before and after (changing, index_dirty.go).
+// unexported method of its name.
 
 // AppendID is appendID, told to the change feed, with the title the
 // first prompt gave when it gave one.
 func (s *Session) AppendID(branchID string, msgs [][]byte) error {
-	defer s.changing()()
 	titled := s.titled.Load()
 	if err := s.appendID(branchID, msgs); err != nil || len(msgs) == 0 {
 		return err
@@ -34,7 +32,6 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 
 // Backdate is backdate, told to the change feed.
 func (s *Session) Backdate(branchID string, t time.Time) error {
-	defer s.changing()()
 	if err := s.backdate(branchID, t); err != nil {
 		return err
 	}
@@ -63,7 +60,6 @@ func (s *Session) appendedChange(id string) (backing.Change, bool) {
 
 // Fork is forkBranch, told to the change feed.
 func (s *Session) Fork(from string, at int, name string) (backing.Branch, error) {
-	defer s.changing()()
 	b, err := s.forkBranch(from, at, name)
 	if err == nil {
 		s.publishBranch(b.ID)
@@ -73,7 +69,6 @@ func (s *Session) Fork(from string, at int, name string) (backing.Branch, error)
 
 // RenameBranch is renameBranch, told to the change feed.
 func (s *Session) RenameBranch(id, name string) error {
-	defer s.changing()()
 	if err := s.renameBranch(id, name); err != nil {
 		return err
 	}
@@ -85,7 +80,6 @@ func (s *Session) RenameBranch(id, name string) error {
 
 // DeleteBranch is deleteBranch, told to the change feed.
 func (s *Session) DeleteBranch(id string) error {
-	defer s.changing()()
 	err := s.deleteBranch(id)
 	if err == nil {
 		s.publishBranch(id)
@@ -101,7 +95,6 @@ func (s *Session) publishBranch(id string) {
 
 // EditMeta is editMeta, told to the change feed.
 func (s *Session) EditMeta(doc []byte) (backing.Meta, error) {
-	defer s.changing()()
 	m, err := s.editMeta(doc)
 	if err == nil {
 		s.publishMeta()
@@ -111,19 +104,16 @@ func (s *Session) EditMeta(doc []byte) (backing.Meta, error) {
 
 // SetTitle is setTitle, told to the change feed.
 func (s *Session) SetTitle(title string) error {
-	defer s.changing()()
 	return s.metaChanged(s.setTitle(title))
 }
 
 // SetExtra is setExtra, told to the change feed.
 func (s *Session) SetExtra(key string, v json.RawMessage) error {
-	defer s.changing()()
 	return s.metaChanged(s.setExtra(key, v))
 }
 
 // SetParent is setParent, told to the change feed.
 func (s *Session) SetParent(id string) error {
-	defer s.changing()()
 	return s.metaChanged(s.setParent(id))
 }
 
@@ -202,14 +192,6 @@ func (st *Store) namesChanged(name string, err error) error {
 		st.publishNames(id)
 	}
 	return err
-}
-
-// changing marks the session for the search index, and returns what
-// marks it again once the change is done (see index_dirty.go for why
-// twice).
-func (s *Session) changing() (done func()) {
-	s.st.markDirty(s.id)
-	return func() { s.st.markDirty(s.id) }
 }
 
 func (st *Store) publishNames(id string) {

@@ -10,13 +10,13 @@ import (
 )
 
 // Dirty marks: how the search index learns which sessions changed, whoever
-// changed them. Every call that changes a session's messages, branches or
-// meta marks the session (index/dirty/<id>) before it starts and again
-// once it is done; the index takes a mark (renames it to <id>.<n>) before
-// it reads the session, and drops it once what it read is committed. So
-// a change committed before the take is read, one committed after it
-// leaves a new mark, and a crash anywhere leaves a mark that is done
-// again. A mark costs one open(2) of a file that is usually there.
+// changed them. Every change to a session's messages, branches or meta
+// marks the session (index/dirty/<id>) under the session lock, before it
+// writes (lockWritable); the index takes a mark (renames it to <id>.<n>)
+// under the same lock before it reads the session, and drops it once what
+// it read is committed. So a change committed before the take is read, one
+// made after it leaves a new mark, and a crash anywhere leaves a mark that
+// is done again. A mark costs one open(2) of a file that is usually there.
 // Names (create, rename, archive, trash, restore, purge) need no mark: the
 // index compares the names folders with what it saw (index_names.go).
 
@@ -62,11 +62,16 @@ func (st *Store) dirtyMarks() ([]dirtyMark, error) {
 	return marks, nil
 }
 
-// take renames a mark so that a later change leaves a new one; it returns
-// the taken file's name, to drop once the session is indexed.
+// takeMark renames a mark so that a later change leaves a new one; it
+// returns the taken file's name, to drop once the session is indexed. It
+// holds the session lock meanwhile, so that no change is between its mark
+// and its commit (a session gone for good has no lock to take).
 func (st *Store) takeMark(m dirtyMark, n int) (string, error) {
 	if m.taken {
 		return m.file, nil
+	}
+	if unlock, err := st.handle(m.id).lk.lock(); err == nil {
+		defer unlock()
 	}
 	taken := m.id + "." + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(n)
 	if err := rename(st.path("index", "dirty", m.file), st.path("index", "dirty", taken), 0); err != nil {

@@ -111,7 +111,8 @@ func (s *Session) Trashed() bool { return s.writable() != nil }
 
 // lockWritable takes the session lock for a change to the session: every
 // change but the namespace's own (Trash, Restore) starts here, so a
-// session in the trash refuses them all with ErrTrashed, in one place.
+// session in the trash refuses them all with ErrTrashed, and the search
+// index hears of them all (markDirty), in one place.
 func (s *Session) lockWritable() (unlock func(), err error) {
 	unlock, err = s.lk.lock()
 	if err != nil {
@@ -121,6 +122,7 @@ func (s *Session) lockWritable() (unlock func(), err error) {
 		unlock()
 		return nil, err
 	}
+	s.st.markDirty(s.id)
 	return unlock, nil
 }
 
