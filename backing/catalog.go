@@ -12,7 +12,7 @@ import (
 // resolution of a SESSION argument) calls this, so that it is fast where
 // the engine has an index and still right where it has none.
 //
-// The rows built from List leave Usage zero (summing it reads every
+// The rows built from List leave ByModel empty (summing it reads every
 // message of every branch; the index keeps it), and a session that cannot
 // be read is listed with its name, id and state alone.
 func CatalogOf(st Store, all bool) ([]Entry, error) {

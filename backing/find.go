@@ -68,9 +68,11 @@ type Entry struct {
 	Project      string // ProjectOf
 	Tags         []string
 	Created      time.Time
-	LastActivity time.Time  // last append to any branch, or creation
-	Messages     int        // visible messages of the default branch
-	Bytes        int64      // stored size of the session's messages
-	Usage        Usage      // summed over every branch (Tally's rule)
-	ByModel      ModelUsage // the same, by model: what its cost is reckoned from
+	LastActivity time.Time // last append to any branch, or creation
+	Messages     int       // visible messages of the default branch
+	Bytes        int64     // stored size of the session's messages
+	// ByModel is what the session spent, summed over every branch by
+	// Tally's rule, by model: ByModel.Total() is its usage, ByModel.Cost()
+	// its cost.
+	ByModel ModelUsage
 }

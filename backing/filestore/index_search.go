@@ -200,7 +200,6 @@ func catalog(db *sql.DB, all bool) ([]backing.Entry, error) {
 		}
 		if i, ok := at[id]; ok && !u.IsZero() {
 			out[i].ByModel.Add(model, u)
-			out[i].Usage = out[i].Usage.Add(u)
 		}
 	}
 	return out, spend.Err()

@@ -55,17 +55,16 @@ type usageJSON struct {
 // that ls -n 10 of a large store reads ten sessions, not all of them, and
 // a catalog kept by an index still shows the damage of what it lists.
 func row(st backing.Store, e backing.Entry) sessionJSON {
+	doc := backing.NewUsageDoc(e.ByModel)
 	out := sessionJSON{
 		Name: e.Name, ID: e.ID, State: e.State, Title: e.Title, Agent: e.Agent, Project: e.Project,
-		Tags: e.Tags, Messages: e.Messages, Bytes: e.Bytes, Tokens: e.Usage.Total(), Usage: usageJSON(e.Usage),
-		LastActivity: e.LastActivity, Created: e.Created,
+		Tags: e.Tags, Messages: e.Messages, Bytes: e.Bytes, Tokens: doc.Total, Usage: usageJSON(doc.Usage),
+		CostUSD: doc.CostUSD, cost: costCell(doc), LastActivity: e.LastActivity, Created: e.Created,
 	}
 	if out.Tags == nil {
 		out.Tags = []string{}
 	}
-	doc := backing.NewUsageDoc(e.ByModel)
-	out.CostUSD, out.cost = doc.CostUSD, costCell(doc)
-	if e.Usage.IsZero() {
+	if doc.Usage.IsZero() {
 		out.cost = "-"
 	}
 	s, err := st.SessionByID(e.ID)
@@ -151,7 +150,7 @@ var sorts = map[string]func(a, b backing.Entry) int{
 	"recent": func(a, b backing.Entry) int { return 0 },
 	"name":   func(a, b backing.Entry) int { return cmp.Compare(a.Name, b.Name) },
 	"size":   func(a, b backing.Entry) int { return cmp.Compare(b.Bytes, a.Bytes) },
-	"tokens": func(a, b backing.Entry) int { return cmp.Compare(b.Usage.Total(), a.Usage.Total()) },
+	"tokens": func(a, b backing.Entry) int { return cmp.Compare(b.ByModel.Total().Total(), a.ByModel.Total().Total()) },
 }
 
 func runLs(args []string) int {
