@@ -15,9 +15,15 @@ import (
 // The rows built from List leave ByModel empty (summing it reads every
 // message of every branch; the index keeps it), and a session that cannot
 // be read is listed with its name, id and state alone.
+//
+// An index that cannot answer (a store on a read-only disk, where it can be
+// neither built nor caught up) falls back on List too: a listing is a read,
+// and no index fails a read.
 func CatalogOf(st Store, all bool) ([]Entry, error) {
 	if f, ok := st.(Finder); ok {
-		return f.Catalog(all)
+		if es, err := f.Catalog(all); err == nil {
+			return es, nil
+		}
 	}
 	list, err := st.List(all)
 	if err != nil {

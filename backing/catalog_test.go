@@ -1,6 +1,7 @@
 package backing_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -170,10 +171,11 @@ func TestCatalogOfUnreadable(t *testing.T) {
 type finder struct {
 	backing.Store
 	entries []backing.Entry
+	err     error // what Catalog fails with, if it does
 }
 
 func (f finder) Search(backing.Query) ([]backing.Hit, error) { return nil, nil }
-func (f finder) Catalog(all bool) ([]backing.Entry, error)   { return f.entries, nil }
+func (f finder) Catalog(all bool) ([]backing.Entry, error)   { return f.entries, f.err }
 func (f finder) Reindex(func(done, total int)) error         { return nil }
 
 func TestCatalogOfAsksTheIndex(t *testing.T) {
@@ -186,5 +188,20 @@ func TestCatalogOfAsksTheIndex(t *testing.T) {
 	}
 	if got := names(es); !slices.Equal(got, []string{"from-the-index"}) {
 		t.Errorf("catalog of a Finder: %q", got)
+	}
+}
+
+// An index that cannot answer (a read-only disk) does not fail a listing:
+// the catalog is read from the sessions.
+func TestCatalogOfIndexFails(t *testing.T) {
+	st := openStore(t)
+	session(t, st, "real", backing.Meta{}, time.Now())
+	f := finder{Store: st, err: errors.New("read-only file system")}
+	es, err := backing.CatalogOf(f, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(es); !slices.Equal(got, []string{"real"}) {
+		t.Errorf("catalog when the index fails: %q", got)
 	}
 }
