@@ -44,9 +44,9 @@ var (
 	_ = (fs.NodeGetattrer)((*queryDir)(nil))
 )
 
-// MaxQueryHits is how many links a query's folder lists; sessfs search -n
+// maxQueryHits is how many links a query's folder lists; sessfs search -n
 // gives more.
-const MaxQueryHits = 200
+const maxQueryHits = 200
 
 // queryFresh is how long a query's hits are kept: a readdir and the
 // lookups that follow it (ls -l, find) see one list; later, the store's
@@ -94,7 +94,7 @@ func (n *queryDir) links(fresh bool) ([]queryHit, syscall.Errno) {
 		return n.hits, 0
 	}
 	// Hits are grouped by turn: ask for more than are shown.
-	found, err := n.finder.Search(backing.Query{Text: n.query, Limit: 4 * MaxQueryHits})
+	found, err := n.finder.Search(backing.Query{Text: n.query, Limit: 4 * maxQueryHits})
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
@@ -108,7 +108,7 @@ func hitLinks(query string, found []backing.Hit) []queryHit {
 	var kept []backing.Hit
 	for _, h := range found {
 		p := HitPath(h)
-		if !seen[p] && len(kept) < MaxQueryHits {
+		if !seen[p] && len(kept) < maxQueryHits {
 			seen[p] = true
 			kept = append(kept, h)
 		}
