@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/sessfs/sessfs/backing/importer"
 )
@@ -42,7 +41,7 @@ func runImport(args []string) int {
 		return c.fail(err)
 	}
 	failed := 0
-	progress := &progress{}
+	progress := &progress{verb: "importing"}
 	imports := importer.New(st, importer.Options{
 		Format:   importer.Format(*format),
 		AutoFlag: "--format auto",
@@ -73,28 +72,4 @@ func runImport(args []string) int {
 		return exitFail
 	}
 	return exitOK
-}
-
-// progress shows "importing 12/300 name" on a terminal, on one line of
-// standard error that the next output overwrites; elsewhere, or for a
-// single file, it is silent.
-type progress struct {
-	on *bool // whether to show, decided at the first file
-}
-
-func (p *progress) show(i, total int, path string) {
-	if p.on == nil {
-		fi, err := os.Stderr.Stat()
-		on := err == nil && fi.Mode()&os.ModeCharDevice != 0 && total > 1
-		p.on = &on
-	}
-	if *p.on {
-		fmt.Fprintf(os.Stderr, "\rimporting %d/%d %s\x1b[K", i+1, total, shorten(filepath.Base(path), 50))
-	}
-}
-
-func (p *progress) clear() {
-	if p.on != nil && *p.on {
-		fmt.Fprint(os.Stderr, "\r\x1b[K")
-	}
 }

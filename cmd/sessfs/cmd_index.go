@@ -1,10 +1,5 @@
 package main
 
-import (
-	"fmt"
-	"os"
-)
-
 func runIndex(args []string) int {
 	c := newCLI("index", "--rebuild",
 		`Builds the search index again from the store. The index is derived: sessfs
@@ -22,15 +17,9 @@ restoring a store from a backup, say), rather than by the next search.`)
 	if err != nil {
 		return c.fail(err)
 	}
-	tty := colorful(os.Stderr)
-	err = f.Reindex(func(done, total int) {
-		if tty && (done == total || done%50 == 0) {
-			fmt.Fprintf(os.Stderr, "\rindexing sessions: %d of %d", done, total)
-			if done == total {
-				fmt.Fprintln(os.Stderr)
-			}
-		}
-	})
+	p := &progress{verb: "indexing session"}
+	err = f.Reindex(func(done, total int) { p.show(done-1, total, "") })
+	p.clear()
 	if err != nil {
 		return c.fail(err)
 	}
