@@ -109,7 +109,7 @@ func plainOrCode(s string) string {
 // code block. openFence does know them, so a fence line inside one is not
 // taken for a fence.
 func markdownText(s string) string {
-	s = trimText(s)
+	s = trimText(loneCR.Replace(s))
 	if s == "" {
 		return ""
 	}
@@ -118,6 +118,12 @@ func markdownText(s string) string {
 	}
 	return s
 }
+
+// loneCR makes a carriage return that ends a line alone a newline.
+// CommonMark takes it for a line ending, goldmark and others do not: to
+// them "text\r```" is one line, and the fence on the next line opens
+// instead of closing. As a newline, every renderer sees the same lines.
+var loneCR = strings.NewReplacer("\r\n", "\r\n", "\r", "\n")
 
 // trimText drops what text written by a user or a model has around it
 // that a piece does not show: trailing white space, and whole blank lines
