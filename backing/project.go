@@ -170,6 +170,13 @@ func components(s, seps string) []string {
 // MaxNameLen bytes, spaces around each trimmed. "" if nothing is left.
 // "owner/repo" stays as it is, so it shows as two nested folders.
 func GroupPath(s string) string {
+	if isGroupPath(s) { // most are: a view asks for every session's at each listing
+		return s
+	}
+	return cleanGroupPath(s)
+}
+
+func cleanGroupPath(s string) string {
 	parts := components(s, "/")
 	for i, c := range parts {
 		c = strings.Map(func(r rune) rune {
@@ -188,6 +195,27 @@ func GroupPath(s string) string {
 		parts[i] = c
 	}
 	return strings.Join(parts, "/")
+}
+
+// isGroupPath reports whether GroupPath leaves s as it is: printable
+// ASCII components, none empty, "." or "..", none with a space at an end
+// or longer than MaxNameLen.
+func isGroupPath(s string) bool {
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '/' {
+			if s[i] < 0x20 || s[i] >= 0x7f {
+				return false
+			}
+			continue
+		}
+		c := s[start:i]
+		if c == "" || c == "." || c == ".." || len(c) > MaxNameLen || c[0] == ' ' || c[len(c)-1] == ' ' {
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 // MatchProject reports whether project (as ProjectOf names it) is one a

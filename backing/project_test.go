@@ -137,6 +137,30 @@ func TestGroupPath(t *testing.T) {
 	}
 }
 
+// TestGroupPathAsIs: what the quick check leaves as it is, the full rule
+// leaves as it is too, over every path of up to four bytes from an
+// alphabet of the cases that matter.
+func TestGroupPathAsIs(t *testing.T) {
+	alphabet := []string{"a", "/", ".", " ", "\t", "\x7f", "\xc3", "\xa9", "~"}
+	var walk func(s string, n int)
+	walk = func(s string, n int) {
+		if isGroupPath(s) && cleanGroupPath(s) != s {
+			t.Errorf("isGroupPath(%q), but GroupPath makes it %q", s, cleanGroupPath(s))
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			walk(s+c, n-1)
+		}
+	}
+	walk("", 4)
+	long := strings.Repeat("a", MaxNameLen+1)
+	if isGroupPath(long) || isGroupPath("x/"+long) {
+		t.Errorf("isGroupPath of a component over MaxNameLen")
+	}
+}
+
 func TestMatchProject(t *testing.T) {
 	for _, c := range []struct {
 		project, p string
