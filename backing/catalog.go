@@ -3,11 +3,45 @@ package backing
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
-// CatalogOf is st's catalog of sessions, newest activity first: its
-// index's (Finder.Catalog) when the engine keeps one, else built from
-// List, the same rows read from the sessions themselves. Everything that
+// CatalogQuery is what a catalog lists: the active sessions, or every
+// one, narrowed to a group of the views by-project/ and by-tag/ when one
+// is set.
+type CatalogQuery struct {
+	All bool // archived and trashed sessions too
+	// Project keeps the sessions whose project, as a group (GroupPath),
+	// is this one or below it: "owner" keeps owner/repo and owner/site.
+	Project string
+	// Tag keeps the sessions with a tag that is, as a group, this one or
+	// below it.
+	Tag string
+}
+
+// Matches reports whether q lists e: the rule every engine's catalog
+// follows, however it finds the sessions.
+func (q CatalogQuery) Matches(e Entry) bool {
+	if !q.All && e.State != StateActive {
+		return false
+	}
+	if q.Project != "" && !InGroup(GroupPath(e.Project), q.Project) {
+		return false
+	}
+	if q.Tag != "" && !slices.ContainsFunc(e.Tags, func(t string) bool { return InGroup(GroupPath(t), q.Tag) }) {
+		return false
+	}
+	return true
+}
+
+// InGroup reports whether group g is group of or one below it.
+func InGroup(g, of string) bool {
+	return g == of || strings.HasPrefix(g, of+"/")
+}
+
+// CatalogOf is st's catalog of the sessions q matches, newest activity
+// first: its index's (Finder.Catalog) when the engine keeps one, else
+// built from List, the same rows read from the sessions themselves. Everything that
 // lists many sessions (the mount's views, sessfs ls and last, the
 // resolution of a SESSION argument) calls this, so that it is fast where
 // the engine has an index and still right where it has none.
@@ -19,13 +53,13 @@ import (
 // An index that cannot answer (a store on a read-only disk, where it can be
 // neither built nor caught up) falls back on List too: a listing is a read,
 // and no index fails a read.
-func CatalogOf(st Store, all bool) ([]Entry, error) {
+func CatalogOf(st Store, q CatalogQuery) ([]Entry, error) {
 	if f, ok := st.(Finder); ok {
-		if es, err := f.Catalog(all); err == nil {
+		if es, err := f.Catalog(q); err == nil {
 			return es, nil
 		}
 	}
-	list, err := st.List(all)
+	list, err := st.List(q.All)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +71,10 @@ func CatalogOf(st Store, all bool) ([]Entry, error) {
 			Created: info.Created, LastActivity: info.LastActivity, Messages: info.Messages,
 		}
 		if e.State == "" { // meta.json unreadable: the state is where its name is
-			e.State = stateOf(st, info, all)
+			e.State = stateOf(st, info, q.All)
+		}
+		if !q.Matches(e) {
+			continue
 		}
 		if info.Err == nil {
 			e.Bytes = storedBytes(st, info.ID)

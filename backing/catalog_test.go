@@ -60,7 +60,8 @@ func names(es []backing.Entry) []string {
 // activity first (ties by name), with the project, agent and stored size
 // of each, and archived and trashed sessions only when asked.
 func TestCatalogOfWithoutIndex(t *testing.T) {
-	st := openStore(t)
+	fst := openStore(t)
+	st := listOnly{fst}
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	session(t, st, "old", backing.Meta{Cwd: "/home/a/work/app"}, t0, "one")
 	mid := session(t, st, "mid", backing.Meta{Project: "mine", Tags: []string{"x"}}, t0.Add(time.Hour), "one", "two")
@@ -75,7 +76,7 @@ func TestCatalogOfWithoutIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	es, err := backing.CatalogOf(st, false)
+	es, err := backing.CatalogOf(st, backing.CatalogQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +90,13 @@ func TestCatalogOfWithoutIndex(t *testing.T) {
 	}
 	if es[3].Project != "work/app" {
 		t.Errorf("project of old: %q", es[3].Project)
+	}
+	for q, want := range map[backing.CatalogQuery][]string{
+		{Project: "work"}: {"old"}, {Project: "wor"}: nil, {Tag: "x"}: {"mid"}, {Tag: "x", Project: "work"}: nil,
+	} {
+		if es, err := backing.CatalogOf(st, q); err != nil || !slices.Equal(names(es), want) {
+			t.Errorf("CatalogOf(%+v) = %q, %v; want %q", q, names(es), err, want)
+		}
 	}
 
 	// A fork copies no message, so it adds nothing to the stored size;
@@ -111,7 +119,7 @@ func TestCatalogOfWithoutIndex(t *testing.T) {
 		t.Errorf("stored size after an append to a fork: %d, was %d", got, before)
 	}
 
-	all, err := backing.CatalogOf(st, true)
+	all, err := backing.CatalogOf(st, backing.CatalogQuery{All: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +134,7 @@ func TestCatalogOfWithoutIndex(t *testing.T) {
 
 func bytesOf(t *testing.T, st backing.Store, name string) int64 {
 	t.Helper()
-	es, err := backing.CatalogOf(st, false)
+	es, err := backing.CatalogOf(st, backing.CatalogQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +150,8 @@ func bytesOf(t *testing.T, st backing.Store, name string) int64 {
 // A session whose meta.json cannot be read is still listed, by name and
 // id, in the state its name says.
 func TestCatalogOfUnreadable(t *testing.T) {
-	st := openStore(t)
+	fst := openStore(t)
+	st := listOnly{fst}
 	s := session(t, st, "bad", backing.Meta{}, time.Now())
 	session(t, st, "shelved", backing.Meta{}, time.Now())
 	sh, _ := st.Session("shelved")
@@ -150,11 +159,11 @@ func TestCatalogOfUnreadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{s.ID(), sh.ID()} {
-		if err := os.WriteFile(filepath.Join(st.Location(), "sessions", id, "meta.json"), []byte("garbage"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(fst.Location(), "sessions", id, "meta.json"), []byte("garbage"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	es, err := backing.CatalogOf(st, true)
+	es, err := backing.CatalogOf(st, backing.CatalogQuery{All: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +176,9 @@ func TestCatalogOfUnreadable(t *testing.T) {
 	}
 }
 
+// listOnly is a store without an index: CatalogOf reads its sessions.
+type listOnly struct{ backing.Store }
+
 // finder is a store with an index: its catalog is the index's.
 type finder struct {
 	backing.Store
@@ -174,15 +186,15 @@ type finder struct {
 	err     error // what Catalog fails with, if it does
 }
 
-func (f finder) Search(backing.Query) ([]backing.Hit, error) { return nil, nil }
-func (f finder) Catalog(all bool) ([]backing.Entry, error)   { return f.entries, f.err }
-func (f finder) Reindex(func(done, total int)) error         { return nil }
+func (f finder) Search(backing.Query) ([]backing.Hit, error)           { return nil, nil }
+func (f finder) Catalog(backing.CatalogQuery) ([]backing.Entry, error) { return f.entries, f.err }
+func (f finder) Reindex(func(done, total int)) error                   { return nil }
 
 func TestCatalogOfAsksTheIndex(t *testing.T) {
 	st := openStore(t)
 	session(t, st, "real", backing.Meta{}, time.Now())
 	f := finder{Store: st, entries: []backing.Entry{{Name: "from-the-index"}}}
-	es, err := backing.CatalogOf(f, false)
+	es, err := backing.CatalogOf(f, backing.CatalogQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +209,7 @@ func TestCatalogOfIndexFails(t *testing.T) {
 	st := openStore(t)
 	session(t, st, "real", backing.Meta{}, time.Now())
 	f := finder{Store: st, err: errors.New("read-only file system")}
-	es, err := backing.CatalogOf(f, false)
+	es, err := backing.CatalogOf(f, backing.CatalogQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,9 +12,9 @@ import "time"
 type Finder interface {
 	// Search returns the hits of q, best first, ties newest first.
 	Search(q Query) ([]Hit, error)
-	// Catalog lists every active session, with the archived and trashed
-	// ones too when all is set, newest activity first.
-	Catalog(all bool) ([]Entry, error)
+	// Catalog lists the sessions q matches (CatalogQuery.Matches),
+	// newest activity first.
+	Catalog(q CatalogQuery) ([]Entry, error)
 	// Reindex throws the index away and builds it again from the store,
 	// calling progress (when not nil) as sessions are done.
 	Reindex(progress func(done, total int)) error

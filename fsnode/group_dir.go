@@ -22,11 +22,12 @@ import (
 // is shown and the folder is not: a lookup of a name asks the session
 // first, which costs one meta.json, where a folder costs the catalog.
 //
-// A listing is one call of the catalog (backing.CatalogOf), made when an
-// open of the folder is first read (viewHandle, which also answers the
-// kernel's lookups of what it listed); nothing is built at mount time,
-// nothing kept after. Outside a listing, a link's lookup reads its
-// session alone, a folder's calls the catalog.
+// A listing is one call of the catalog (backing.CatalogOf) for the
+// folder's group, made when an open of the folder is first read
+// (viewHandle, which also answers the kernel's lookups of what it
+// listed); nothing is built at mount time, nothing kept after. Outside a
+// listing, a link's lookup reads its session alone, a folder's calls the
+// catalog of its group.
 type groupDir struct {
 	base
 	refusing
@@ -41,17 +42,18 @@ var (
 	_ = (fs.NodeGetattrer)((*groupDir)(nil))
 )
 
-// grouping is what makes a view of groups: its inode kinds, and the
-// groups a session is in.
+// grouping is what makes a view of groups: its inode kinds, the groups a
+// session is in, and the catalog of a group's sessions and those below.
 type grouping struct {
 	dirKind, linkKind int
 	groups            func(backing.Entry) []string
+	query             func(group string) backing.CatalogQuery
 }
 
 var (
 	byProject = &grouping{kindByProject, kindProjectLink, func(e backing.Entry) []string {
 		return []string{backing.GroupPath(e.Project)}
-	}}
+	}, func(g string) backing.CatalogQuery { return backing.CatalogQuery{Project: g} }}
 	byTag = &grouping{kindByTag, kindTagLink, func(e backing.Entry) []string {
 		var out []string
 		for _, t := range e.Tags {
@@ -60,7 +62,7 @@ var (
 			}
 		}
 		return out
-	}}
+	}, func(g string) backing.CatalogQuery { return backing.CatalogQuery{Tag: g} }}
 )
 
 // groupNode is the folder of group path in view by.
@@ -112,7 +114,7 @@ func (n *groupDir) depth() int {
 }
 
 func (n *groupDir) listing() ([]viewEntry, syscall.Errno) {
-	es, err := backing.CatalogOf(n.fsys.st, false)
+	es, err := backing.CatalogOf(n.fsys.st, n.by.query(n.path)) // the view's own folder: every session
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
@@ -155,23 +157,16 @@ func (n *groupDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 		in := n.fsys.linkNode(ctx, &n.Inode, name, s.ID(), linkTarget(name, n.depth()), ino(n.by.linkKind, n.path, s.ID(), name))
 		return in, lookupAttr(ctx, in, out)
 	}
-	es, err := backing.CatalogOf(n.fsys.st, false)
+	sub := n.sub(name)
+	es, err := backing.CatalogOf(n.fsys.st, n.by.query(sub))
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
-	sub := n.sub(name)
-	for _, e := range es {
-		if e.State != backing.StateActive {
-			continue
-		}
-		for _, g := range n.by.groups(e) {
-			if g == sub || strings.HasPrefix(g, sub+"/") {
-				in := n.fsys.groupNode(ctx, &n.Inode, name, n.by, sub)
-				return in, lookupAttr(ctx, in, out)
-			}
-		}
+	if len(es) == 0 {
+		return nil, syscall.ENOENT
 	}
-	return nil, syscall.ENOENT
+	in := n.fsys.groupNode(ctx, &n.Inode, name, n.by, sub)
+	return in, lookupAttr(ctx, in, out)
 }
 
 // member is the active session named name, if it is in this folder's

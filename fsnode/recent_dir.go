@@ -43,7 +43,7 @@ func (n *recentDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Att
 }
 
 func (n *recentDir) listing() ([]viewEntry, syscall.Errno) {
-	es, err := backing.CatalogOf(n.fsys.st, false)
+	es, err := backing.CatalogOf(n.fsys.st, backing.CatalogQuery{})
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}

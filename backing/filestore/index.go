@@ -85,6 +85,8 @@ type index struct {
 	taken      int       // marks taken, to name them uniquely
 	said       bool      // a rebuild was reported
 
+	catalog *catalogCache // nil: to be read again (index_catalog.go)
+
 	kickMu     sync.Mutex
 	background bool // Options.Indexing: catch up soon after each change
 	kicked     bool // a catch-up is scheduled
@@ -141,7 +143,7 @@ func (x *index) ready() error {
 	if err != nil {
 		return err
 	}
-	if len(marks) == 0 && x.namesFresh(x.st.NamesChanged()) {
+	if len(marks) == 0 && x.namesFresh(x.db, x.st.NamesChanged()) {
 		return nil
 	}
 	return x.write(func(w *writer) error {
@@ -208,6 +210,9 @@ func openIndexDB(path string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One connection: every use holds index.mu anyway, and data_version
+	// tells commits of other processes only to a connection that stays.
+	db.SetMaxOpenConns(1)
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, err
@@ -256,6 +261,7 @@ func (x *index) close() {
 		x.db.Close()
 		x.db = nil
 	}
+	x.catalog = nil
 }
 
 func removeIndexFiles(path string) {
@@ -307,16 +313,6 @@ func (st *Store) Search(q backing.Query) ([]backing.Hit, error) {
 		return err
 	})
 	return hits, err
-}
-
-// Catalog lists the sessions from the index; see backing.Finder.
-func (st *Store) Catalog(all bool) ([]backing.Entry, error) {
-	var out []backing.Entry
-	err := st.idx.use(func(db *sql.DB) (err error) {
-		out, err = catalog(db, all)
-		return err
-	})
-	return out, err
 }
 
 // Reindex throws the index away and builds it again; see backing.Finder.

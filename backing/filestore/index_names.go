@@ -1,6 +1,7 @@
 package filestore
 
 import (
+	"database/sql"
 	"maps"
 	"slices"
 	"time"
@@ -47,7 +48,7 @@ const racyStamp = 100 * time.Millisecond
 // created elsewhere are indexed, those deleted for good are forgotten.
 func (w *writer) reconcileNames() error {
 	stamp := w.x.st.NamesChanged()
-	if w.x.namesFresh(stamp) {
+	if w.x.namesFresh(w.tx, stamp) {
 		return nil
 	}
 	places, err := w.x.st.places()
@@ -61,12 +62,16 @@ func (w *writer) reconcileNames() error {
 }
 
 // namesFresh reports whether the index saw the names folders as of stamp.
-func (x *index) namesFresh(stamp time.Time) bool {
+// It reads through q: the writer's transaction within one, as the index
+// has one connection.
+func (x *index) namesFresh(q interface {
+	QueryRow(string, ...any) *sql.Row
+}, stamp time.Time) bool {
 	if !x.namesStamp.IsZero() && stamp.Equal(x.namesStamp) {
 		return true
 	}
 	var stored int64
-	x.db.QueryRow(`SELECT value FROM info WHERE key = 'names'`).Scan(&stored)
+	q.QueryRow(`SELECT value FROM info WHERE key = 'names'`).Scan(&stored)
 	return stored != 0 && stored == stamp.UnixNano()
 }
 

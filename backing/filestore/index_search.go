@@ -2,15 +2,13 @@ package filestore
 
 import (
 	"database/sql"
-	"encoding/json"
 	"strings"
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
 )
 
-// Queries of the index: search (FTS5 MATCH, ranked by bm25) and the
-// catalog.
+// The search of the index: FTS5 MATCH, ranked by bm25.
 
 // Snippet marks: bytes no text holds (SearchText's text is JSON strings,
 // where control characters come escaped and are decoded; these two are
@@ -155,54 +153,6 @@ func cutMarks(s string) (string, [][2]int) {
 		}
 	}
 	return b.String(), marks
-}
-
-func catalog(db *sql.DB, all bool) ([]backing.Entry, error) {
-	where := `WHERE state = 'active'`
-	if all {
-		where = ""
-	}
-	rows, err := db.Query(`SELECT id, name, state, title, agent, project, tags, created, last_activity,
-		messages, bytes FROM sessions ` + where + ` ORDER BY last_activity DESC, name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []backing.Entry
-	at := map[string]int{}
-	for rows.Next() {
-		var e backing.Entry
-		var tags string
-		var created, last int64
-		if err := rows.Scan(&e.ID, &e.Name, &e.State, &e.Title, &e.Agent, &e.Project, &tags, &created, &last,
-			&e.Messages, &e.Bytes); err != nil {
-			return nil, err
-		}
-		json.Unmarshal([]byte(tags), &e.Tags)
-		e.Created, e.LastActivity = fromNano(created), fromNano(last)
-		e.ByModel = backing.ModelUsage{}
-		at[e.ID] = len(out)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	spend, err := db.Query(`SELECT session, model, input, output, cache_read, cache_write, reasoning FROM spend`)
-	if err != nil {
-		return nil, err
-	}
-	defer spend.Close()
-	for spend.Next() {
-		var id, model string
-		var u backing.Usage
-		if err := spend.Scan(&id, &model, &u.Input, &u.Output, &u.CacheRead, &u.CacheWrite, &u.Reasoning); err != nil {
-			return nil, err
-		}
-		if i, ok := at[id]; ok && !u.IsZero() {
-			out[i].ByModel.Add(model, u)
-		}
-	}
-	return out, spend.Err()
 }
 
 func fromNano(n int64) time.Time {

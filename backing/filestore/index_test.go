@@ -206,3 +206,41 @@ func TestSearchCommonNewestFirst(t *testing.T) {
 		t.Errorf("ranked: %q, want turn 2 (lemon three times) first", got)
 	}
 }
+
+// TestCatalogKeptUntilChanged: the catalog a store keeps between calls is
+// read again when another process has changed the index, even when that
+// process caught up with the change itself and left this one nothing to
+// catch up (no mark, no names change).
+func TestCatalogKeptUntilChanged(t *testing.T) {
+	root := t.TempDir()
+	st, _ := openLogged(t, root, Options{})
+	appendTurns(t, newSession(t, st, "a"), "", "x", 1)
+	other, _ := openLogged(t, root, Options{})
+	// Past the racy window, so that the names stamp is kept and the next
+	// call finds nothing to do.
+	for stamp := st.NamesChanged(); time.Since(stamp) <= racyStamp; {
+		time.Sleep(10 * time.Millisecond)
+	}
+	messages := func(st *Store) int {
+		t.Helper()
+		es, err := st.Catalog(backing.CatalogQuery{})
+		if err != nil || len(es) != 1 {
+			t.Fatalf("Catalog: %v, %v", es, err)
+		}
+		return es[0].Messages
+	}
+	if got := messages(st); got != 2 {
+		t.Fatalf("catalog: %d messages, want 2", got)
+	}
+	s, err := other.Session("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTurns(t, concrete(s, nil), "", "y", 1)
+	if got := messages(other); got != 4 {
+		t.Fatalf("the other process's catalog: %d messages, want 4", got)
+	}
+	if got := messages(st); got != 4 {
+		t.Errorf("catalog after the other process indexed an append: %d messages, want 4", got)
+	}
+}

@@ -44,6 +44,7 @@ func (w *writer) commit() error {
 	if err := w.tx.Commit(); err != nil {
 		return err
 	}
+	w.x.catalog = nil
 	for _, file := range w.drops {
 		if err := w.x.st.dropMark(file); err != nil {
 			return err

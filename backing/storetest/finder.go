@@ -23,6 +23,7 @@ func testFinder(t *testing.T, open Opener, again Again) {
 		"Filters":    findFilters,
 		"NewestTies": findNewestTies,
 		"Catalog":    findCatalog,
+		"Groups":     findGroups,
 	})
 	t.Run("OtherWriter", func(t *testing.T) {
 		t.Parallel()
@@ -239,7 +240,7 @@ func findCatalog(t *testing.T, st backing.Store) {
 		t.Fatal(err)
 	}
 	names := func(all bool) []string {
-		es, err := f.Catalog(all)
+		es, err := f.Catalog(backing.CatalogQuery{All: all})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,6 +264,59 @@ func findCatalog(t *testing.T, st backing.Store) {
 	}
 }
 
+// findGroups: a catalog narrowed to a project or a tag lists the sessions
+// of that group and of those below it, as CatalogQuery.Matches says, in
+// the order of the whole catalog.
+func findGroups(t *testing.T, st backing.Store) {
+	f := finder(t, st)
+	for _, s := range []struct {
+		name, project string
+		tags          []string
+	}{
+		{"a", "o/r", []string{"x"}},
+		{"b", "o/site", []string{"x/y", "x/y"}},
+		{"c", "p/q", []string{" x / z "}},
+		{"d", "or/r", nil},
+		{"e", "o/r", []string{"y"}},
+	} {
+		if _, _, err := st.Create(s.name, backing.Meta{Project: s.project, Tags: s.tags}); err != nil {
+			t.Fatal(err)
+		}
+		pastTick(time.Now())
+	}
+	if err := st.Archive("e"); err != nil {
+		t.Fatal(err)
+	}
+	names := func(q backing.CatalogQuery) []string {
+		t.Helper()
+		es, err := f.Catalog(q)
+		if err != nil {
+			t.Fatalf("Catalog(%+v): %v", q, err)
+		}
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Name)
+		}
+		return out
+	}
+	for q, want := range map[backing.CatalogQuery][]string{
+		{Project: "o"}:              {"b", "a"},
+		{Project: "o/r"}:            {"a"},
+		{Project: "o/r", All: true}: {"e", "a"},
+		{Project: "o/re"}:           nil,
+		{Project: "nowhere"}:        nil,
+		{Tag: "x"}:                  {"c", "b", "a"},
+		{Tag: "x/y"}:                {"b"},
+		{Tag: "x/z"}:                {"c"},
+		{Tag: "y", All: true}:       {"e"},
+		{Tag: "y"}:                  nil,
+	} {
+		if got := names(q); !slices.Equal(got, want) {
+			t.Errorf("Catalog(%+v) = %q, want %q", q, got, want)
+		}
+	}
+}
+
 // findOtherWriter: what another writer appends, forks or renames is found
 // by the next search, with nothing told to this handle.
 func findOtherWriter(t *testing.T, st backing.Store, again Again) {
@@ -282,4 +336,29 @@ func findOtherWriter(t *testing.T, st backing.Store, again Again) {
 	}
 	appendOK(t, newSession(t, other, "n"), "", msg("user", "third words"))
 	wantHits(t, f, backing.Query{Text: "words"}, "n/main/t1/m0", "renamed/main/t2/m1", "renamed/main/t1/m0")
+
+	// A change the other writer has itself brought into the index leaves
+	// nothing for this handle to catch up: its catalog must still show it.
+	messages := func(f backing.Finder) int {
+		t.Helper()
+		es, err := f.Catalog(backing.CatalogQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			if e.Name == "renamed" {
+				return e.Messages
+			}
+		}
+		t.Fatalf("Catalog(false) has no session renamed: %v", es)
+		return 0
+	}
+	before := messages(f)
+	appendOK(t, s2, "", msg("user", "fourth words"))
+	if got := messages(finder(t, other)); got != before+1 {
+		t.Fatalf("the other writer's catalog: %d messages after an append, want %d", got, before+1)
+	}
+	if got := messages(f); got != before+1 {
+		t.Errorf("catalog after another writer's append it indexed: %d messages, want %d", got, before+1)
+	}
 }

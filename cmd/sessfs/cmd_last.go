@@ -20,7 +20,7 @@ func runLast(args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	es, err := backing.CatalogOf(st, false)
+	es, err := backing.CatalogOf(st, backing.CatalogQuery{})
 	if err != nil {
 		return c.fail(err)
 	}

@@ -178,7 +178,7 @@ func runLs(args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	es, err := backing.CatalogOf(st, *all)
+	es, err := backing.CatalogOf(st, backing.CatalogQuery{All: *all})
 	if err != nil {
 		return c.fail(err)
 	}

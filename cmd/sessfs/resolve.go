@@ -35,7 +35,7 @@ func resolve(st backing.Store, arg string) (string, error) {
 	if arg == "" {
 		return "", notFound
 	}
-	es, err := backing.CatalogOf(st, true)
+	es, err := backing.CatalogOf(st, backing.CatalogQuery{All: true})
 	if err != nil {
 		return "", err
 	}

@@ -98,7 +98,7 @@ func catalogUsage(t *testing.T, dir string, wants map[string]map[string]backing.
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := st.(backing.Finder).Catalog(false)
+	entries, err := st.(backing.Finder).Catalog(backing.CatalogQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
