@@ -135,7 +135,7 @@ func (x *index) ready() error {
 		if x.background {
 			x.notice("it is missing")
 		}
-		return x.write(func(w *writer) error { return w.build(nil) })
+		return x.write(func(w *writer) error { return w.build(x.st.opts.Building) })
 	}
 	// Most queries find nothing to do: no write transaction for them,
 	// which would queue the readers of every process behind each other.

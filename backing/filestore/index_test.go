@@ -183,6 +183,30 @@ func TestReindexProgress(t *testing.T) {
 	}
 }
 
+// TestBuildingProgress: a build no one asked for, the first search of a
+// store, reports its progress through Options.Building; a search of a
+// whole index builds nothing and reports nothing.
+func TestBuildingProgress(t *testing.T) {
+	root := t.TempDir()
+	st, _ := openLogged(t, root, Options{})
+	for _, name := range []string{"a", "b"} {
+		appendTurns(t, newSession(t, st, name), "", name, 1)
+	}
+	var calls []string
+	st, _ = openLogged(t, root, Options{Building: func(done, total int) { calls = append(calls, fmt.Sprint(done, "/", total)) }})
+	if got := hitsOf(t, st, "aq1"); !slices.Equal(got, []string{"a/t1"}) {
+		t.Errorf("first search: %q", got)
+	}
+	if !slices.Equal(calls, []string{"1/2", "2/2"}) {
+		t.Errorf("progress of the first build: %q", calls)
+	}
+	calls = nil
+	hitsOf(t, st, "bq1")
+	if len(calls) != 0 {
+		t.Errorf("progress of a search of a whole index: %q", calls)
+	}
+}
+
 // TestSearchCommonNewestFirst: a query that matches more than rankMax
 // messages lists them newest first, not by rank.
 func TestSearchCommonNewestFirst(t *testing.T) {

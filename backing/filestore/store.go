@@ -45,6 +45,11 @@ type Options struct {
 	// Logf reports what a user should hear of and no call returns (the
 	// search index rebuilt); nil is the standard logger.
 	Logf func(format string, args ...any)
+	// Building, when set, is called as sessions are done by a build of
+	// the search index that a call made on its own: the first use of a
+	// store, or an index found missing or damaged. A build can take
+	// minutes on a big store; a command shows this on a terminal.
+	Building func(done, total int)
 }
 
 // Store is an open store root. It is safe for concurrent use, and several

@@ -21,11 +21,21 @@ func defaultStore() (string, error) { return filestore.DefaultRoot() }
 // return before their messages reach the disk (mount --sync none); a
 // daemon (a mount) keeps the search index up to date as it goes, so that
 // searches through it answer at once. What the store reports on its own
-// (an index rebuilt) goes to stderr, a line each.
+// (an index rebuilt) goes to stderr, a line each; a command shows a
+// build of the index it waits for as progress on a terminal.
 func openStore(location string, durable, daemon bool) (backing.Store, error) {
 	opts := filestore.Options{Indexing: daemon, Logf: func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, format+"\n", args...)
 	}}
+	if !daemon {
+		p := &progress{verb: "building the search index: session"}
+		opts.Building = func(done, total int) {
+			p.show(done-1, total, "")
+			if done == total {
+				p.clear()
+			}
+		}
+	}
 	if !durable {
 		opts.Sync = filestore.SyncNone
 	}
