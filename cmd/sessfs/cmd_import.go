@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/sessfs/sessfs/backing/importer"
 )
@@ -10,9 +11,12 @@ import (
 // runImport is `sessfs import`: its flags, progress and printing. The
 // import itself is package importer's.
 func runImport(args []string) int {
-	c := newCLI("import", "[--format claude-code|codex|auto] PATH...",
+	c := newCLI("import", "[--format claude-code|codex|auto] [PATH...]",
 		"Imports sessions written by Claude Code (~/.claude/projects/*/*.jsonl) or Codex\n"+
 			"(~/.codex/sessions/**/rollout-*.jsonl): files, or folders searched for *.jsonl.\n"+
+			"Without PATH, from the folders where the agents keep them: projects/ of\n"+
+			"$CLAUDE_CONFIG_DIR or ~/.claude, and sessions/ and archived_sessions/ of\n"+
+			"$CODEX_HOME or ~/.codex (those that exist; with --format, that agent's).\n"+
 			"A file not of the --format named is refused, saying what it looks like.\n"+
 			"Prints the name of each session it creates or updates. A new session is named\n"+
 			"by Claude Code's slug for it (expressive-chasing-pie), else by the first words\n"+
@@ -27,7 +31,7 @@ func runImport(args []string) int {
 			"subagent's own file (subagents/agent-*.jsonl) a session <name>-agent-<id>\n"+
 			"named after its session and linked to it, as a Codex fork is to its origin.")
 	format := c.fs.String("format", "auto", "the source format: claude-code, codex or auto (by content)")
-	rest, code, ok := c.parse(args, 1, -1)
+	rest, code, ok := c.parse(args, 0, -1)
 	if !ok {
 		return code
 	}
@@ -35,6 +39,12 @@ func runImport(args []string) int {
 	case "auto", string(importer.ClaudeCode), string(importer.Codex):
 	default:
 		return c.usageError(fmt.Sprintf("--format %q: want claude-code, codex or auto", *format))
+	}
+	if len(rest) == 0 {
+		var err error
+		if rest, err = agentFolders(importer.Format(*format)); err != nil {
+			return c.fail(err)
+		}
 	}
 	st, err := c.open()
 	if err != nil {
@@ -72,4 +82,27 @@ func runImport(args []string) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// agentFolders are the folders of the agents' sessions that exist, of the
+// agent of format (or of every agent, for auto), said on stderr; an error
+// that says where it looked when there is none.
+func agentFolders(format importer.Format) ([]string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, fmt.Errorf("no PATH given, and no home folder to find the agents' sessions in: %w", err)
+	}
+	var paths []string
+	for _, f := range importer.AgentFolders(os.Getenv, home) {
+		if format == "auto" || f.Format == format {
+			paths = append(paths, f.Path)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no PATH given, and no agent's sessions found in ~/.claude/projects, " +
+			"~/.codex/sessions or ~/.codex/archived_sessions (nor where $CLAUDE_CONFIG_DIR or $CODEX_HOME say); " +
+			"name the files or folders to import")
+	}
+	fmt.Fprintf(os.Stderr, "sessfs import: from %s\n", strings.Join(paths, ", "))
+	return paths, nil
 }

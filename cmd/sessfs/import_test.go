@@ -224,3 +224,47 @@ func TestImportFolderThroughLink(t *testing.T) {
 		t.Errorf("import of the folder the link leads to: %v, want nothing new", r)
 	}
 }
+
+// TestImportFromAgentFolders: import with no PATH imports from where the
+// agents keep their sessions, says where, and finds nothing new the second
+// time; with no such folder it fails saying where it looked.
+func TestImportFromAgentFolders(t *testing.T) {
+	data := filepath.Join("..", "..", "..", "shared", "data")
+	claude, _ := filepath.Glob(filepath.Join(data, "claude-code", "hello-world-script.jsonl"))
+	codex, _ := filepath.Glob(filepath.Join(data, "codex", "rollout-*.jsonl"))
+	if len(claude) == 0 || len(codex) == 0 {
+		t.Fatal("no real sessions in ../shared/data")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
+	s := newStore(t)
+	s.fails(1, "no agent's sessions found", "", "import")
+
+	place := func(src string, dir ...string) {
+		d := filepath.Join(append([]string{home}, dir...)...)
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, filepath.Base(src)), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	place(claude[0], ".claude", "projects", "-home-dev-project")
+	place(codex[0], ".codex", "sessions", "2026", "02", "23")
+	r := s.run("import")
+	if r.code != 0 || len(strings.Fields(r.stdout)) != 2 ||
+		!strings.Contains(r.stderr, filepath.Join(home, ".claude", "projects")) ||
+		!strings.Contains(r.stderr, filepath.Join(home, ".codex", "sessions")) {
+		t.Fatalf("import from the agents' folders:\n%v", r)
+	}
+	if r := s.run("import", "--format", "codex"); r.code != 0 || r.stdout != "" ||
+		!strings.Contains(r.stderr, "nothing new") || strings.Contains(r.stderr, ".claude") {
+		t.Errorf("import --format codex again:\n%v", r)
+	}
+}

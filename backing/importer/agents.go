@@ -1,0 +1,41 @@
+package importer
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// AgentFolder is a folder where an agent keeps its sessions.
+type AgentFolder struct {
+	Format Format // the agent's format
+	Path   string
+}
+
+// AgentFolders are the folders where the agents keep their sessions on
+// this machine, each one that exists, in this order:
+//   - Claude Code: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects;
+//   - Codex: sessions/ and archived_sessions/ of $CODEX_HOME, else of
+//     ~/.codex.
+//
+// getenv reads the environment (os.Getenv); home is the user's home.
+func AgentFolders(getenv func(string) string, home string) []AgentFolder {
+	claude := getenv("CLAUDE_CONFIG_DIR")
+	if claude == "" {
+		claude = filepath.Join(home, ".claude")
+	}
+	codex := getenv("CODEX_HOME")
+	if codex == "" {
+		codex = filepath.Join(home, ".codex")
+	}
+	var out []AgentFolder
+	for _, f := range []AgentFolder{
+		{ClaudeCode, filepath.Join(claude, "projects")},
+		{Codex, filepath.Join(codex, "sessions")},
+		{Codex, filepath.Join(codex, "archived_sessions")},
+	} {
+		if fi, err := os.Stat(f.Path); err == nil && fi.IsDir() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
