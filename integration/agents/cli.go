@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -129,8 +130,11 @@ func (r *Runner) Run(t testing.TB, args ...string) Result {
 	cmd.Dir = r.Dir
 	cmd.Env = r.environ()
 	cmd.Stdin = strings.NewReader("")
-	// Node CLIs leave children (the shell a tool ran): kill the whole
-	// group at the timeout, and do not wait for their pipes forever.
+	// A CLI runs children (node workers, the shell of a tool call): at
+	// the timeout kill its whole process group, not the CLI alone, and
+	// do not wait for a child's hold on the output pipes forever.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
