@@ -10,7 +10,7 @@ import (
 // runImport is `sessfs import`: its flags, progress and printing. The
 // import itself is package importer's.
 func runImport(args []string) int {
-	c := newCLI("import", "[--format claude-code|codex|auto] PATH...",
+	c := newCLI("import", "[--format claude-code|codex|gemini|auto] PATH...",
 		"Imports sessions written by Claude Code (~/.claude/projects/*/*.jsonl) or Codex\n"+
 			"(~/.codex/sessions/**/rollout-*.jsonl): files, or folders searched for *.jsonl.\n"+
 			"A file not of the --format named is refused, saying what it looks like.\n"+
@@ -26,15 +26,15 @@ func runImport(args []string) int {
 			"branch, rewind-1, …; a subagent's lines a branch subagent-1, …, and a\n"+
 			"subagent's own file (subagents/agent-*.jsonl) a session <name>-agent-<id>\n"+
 			"named after its session and linked to it, as a Codex fork is to its origin.")
-	format := c.fs.String("format", "auto", "the source format: claude-code, codex or auto (by content)")
+	format := c.fs.String("format", "auto", "the source format: claude-code, codex, gemini or auto (by content)")
 	rest, code, ok := c.parse(args, 1, -1)
 	if !ok {
 		return code
 	}
 	switch *format {
-	case "auto", string(importer.ClaudeCode), string(importer.Codex):
+	case "auto", string(importer.ClaudeCode), string(importer.Codex), string(importer.Gemini):
 	default:
-		return c.usageError(fmt.Sprintf("--format %q: want claude-code, codex or auto", *format))
+		return c.usageError(fmt.Sprintf("--format %q: want claude-code, codex, gemini or auto", *format))
 	}
 	st, err := c.open()
 	if err != nil {

@@ -84,7 +84,7 @@ func TestImportRefusesWrongFormat(t *testing.T) {
 	s.fails(1, "cx.jsonl: not a Claude Code session (it looks like a Codex rollout); use --format auto", "", "import", "--format", "claude-code", codex)
 	s.fails(1, "other.jsonl: not a Codex rollout (no line of it is of a known format)", "", "import", "--format", "codex", other)
 	s.fails(1, "other.jsonl: not a Claude Code session (no line of it is of a known format)", "", "import", "--format", "claude-code", other)
-	s.fails(1, "other.jsonl: neither a Claude Code session nor a Codex rollout (no line of it is of a known format)", "", "import", other)
+	s.fails(1, "other.jsonl: neither a Claude Code session, a Codex rollout nor a Gemini CLI session (no line of it is of a known format)", "", "import", other)
 	if list := s.sessions(true); len(list) != 0 {
 		t.Errorf("refused imports stored %d sessions: %v", len(list), list)
 	}
