@@ -30,9 +30,25 @@ func TestImportRealSessions(t *testing.T) {
 	if err := json.Unmarshal([]byte(s.ok("ls", "--json")), &list); err != nil {
 		t.Fatal(err)
 	}
+	// A Gemini CLI file that a --resume started and left without a message
+	// line (all it holds is the session's metadata) imports no message.
+	empty := map[string]bool{}
+	for i, f := range files {
+		if filepath.Base(filepath.Dir(f)) != "gemini" {
+			continue
+		}
+		data, _ := os.ReadFile(f)
+		empty[names[i]] = true
+		for _, line := range strings.Split(string(data), "\n") {
+			var l struct{ Type string }
+			if json.Unmarshal([]byte(line), &l) == nil && (l.Type == "user" || l.Type == "gemini") {
+				empty[names[i]] = false
+			}
+		}
+	}
 	total := 0
 	for _, l := range list {
-		if l.Messages == 0 {
+		if l.Messages == 0 && !empty[l.Name] {
 			t.Errorf("%s imported no message", l.Name)
 		}
 		total += l.Messages
