@@ -8,7 +8,7 @@ import (
 )
 
 // agentNames are the names people know the importers' formats by.
-var agentNames = map[string]string{"claude-code": "Claude Code", "codex": "Codex"}
+var agentNames = map[string]string{"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
 
 // TranscriptHeader is what transcript.md and transcript.html say of a
 // branch before its messages: the session's title and origin (an import's

@@ -78,6 +78,10 @@ func onlyResults(c json.RawMessage) bool {
 	for _, v := range blocks {
 		switch blockType(v) {
 		case "tool_result", "mcp_tool_result", "function_call_output", "custom_tool_call_output":
+		case "":
+			if b, _ := parseObject(v); kind(b["functionResponse"]) != '{' {
+				return false
+			}
 		default:
 			return false
 		}
@@ -149,8 +153,44 @@ func (w *walk) block(v json.RawMessage) string {
 		if r, ok := parseMedia(t, b); ok {
 			return w.media(r)
 		}
+	case "":
+		if out, ok := w.geminiPart(b); ok {
+			return out
+		}
 	}
 	return w.json(v)
+}
+
+// geminiPart renders a Gemini API part, which has no "type": text (a
+// thought when "thought" is true), a functionCall or a functionResponse.
+// A functionResponse's "response" is {"output": …} or {"error": …} as
+// Gemini CLI writes it, any object otherwise.
+func (w *walk) geminiPart(b object) (string, bool) {
+	if call, ok := parseObject(b["functionCall"]); ok {
+		name, _ := call.str("name")
+		id, _ := call.str("id")
+		return w.toolCall(name, id, call["args"]), true
+	}
+	if resp, ok := parseObject(b["functionResponse"]); ok {
+		id, _ := resp.str("id")
+		out, failure := resp["response"], ""
+		if r, ok := parseObject(out); ok {
+			switch {
+			case r["output"] != nil:
+				out = r["output"]
+			case r["error"] != nil:
+				out, failure = r["error"], "error"
+			}
+		}
+		return w.toolResult(id, out, failure, false), true
+	}
+	if s, ok := b.str("text"); ok {
+		if b.isTrue("thought") {
+			return w.thinking([]string{w.text(s)}, false), true
+		}
+		return w.text(s), true
+	}
+	return "", false
 }
 
 // thinking shows reasoning texts, or one line when none is readable:

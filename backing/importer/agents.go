@@ -15,7 +15,8 @@ type AgentFolder struct {
 // this machine, each one that exists, in this order:
 //   - Claude Code: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects;
 //   - Codex: sessions/ and archived_sessions/ of $CODEX_HOME, else of
-//     ~/.codex.
+//     ~/.codex;
+//   - Gemini CLI: ~/.gemini/tmp, a folder a project, chats/ in each.
 //
 // getenv reads the environment (os.Getenv); home is the user's home.
 func AgentFolders(getenv func(string) string, home string) []AgentFolder {
@@ -32,6 +33,7 @@ func AgentFolders(getenv func(string) string, home string) []AgentFolder {
 		{ClaudeCode, filepath.Join(claude, "projects")},
 		{Codex, filepath.Join(codex, "sessions")},
 		{Codex, filepath.Join(codex, "archived_sessions")},
+		{Gemini, filepath.Join(home, ".gemini", "tmp")},
 	} {
 		if fi, err := os.Stat(f.Path); err == nil && fi.IsDir() {
 			out = append(out, f)

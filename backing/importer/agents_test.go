@@ -33,6 +33,11 @@ func TestAgentFolders(t *testing.T) {
 	if got, want := paths(nil), []string{"claude-code " + claude, "codex " + codex}; !slices.Equal(got, want) {
 		t.Errorf("defaults: %q, want %q", got, want)
 	}
+	gemini := mk(".gemini", "tmp")
+	if got, want := paths(nil), []string{"claude-code " + claude, "codex " + codex, "gemini " + gemini}; !slices.Equal(got, want) {
+		t.Errorf("with Gemini CLI's: %q, want %q", got, want)
+	}
+	os.Remove(gemini)
 	otherClaude := mk("cc", "projects")
 	archived := mk("cx", "archived_sessions")
 	env := map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join(home, "cc"), "CODEX_HOME": filepath.Join(home, "cx")}

@@ -74,6 +74,12 @@ var codexPrefixes = []prefixKind{
 	{"<hook_prompt", ctxHook},
 }
 
+// geminiPrefixes: Gemini CLI's first message, the session context it
+// sends in the user's name (date, OS, workspace, folder listing).
+var geminiPrefixes = []prefixKind{
+	{"<session_context>", ctxEnvironment},
+}
+
 // kindOf is the kind of injected context a text is by how it begins, or "".
 func kindOf(text string, table []prefixKind) string {
 	text = strings.TrimLeft(text, " \t\r\n")
@@ -89,7 +95,8 @@ func kindOf(text string, table []prefixKind) string {
 // than typed by the user, by how it begins, so that it does not become a
 // title.
 func generated(text string) bool {
-	return kindOf(text, claudePrefixes) != "" || kindOf(text, codexPrefixes) != ""
+	return kindOf(text, claudePrefixes) != "" || kindOf(text, codexPrefixes) != "" ||
+		kindOf(text, geminiPrefixes) != ""
 }
 
 // withContext marks a store message as injected context of kind.

@@ -49,7 +49,7 @@ func TestBadLineNamesItsNumber(t *testing.T) {
 }
 
 func TestUnknownFormat(t *testing.T) {
-	if _, err := Decode(strings.NewReader(""), "gemini"); !errors.Is(err, ErrUnknownFormat) {
+	if _, err := Decode(strings.NewReader(""), "aider"); !errors.Is(err, ErrUnknownFormat) {
 		t.Errorf("error %v", err)
 	}
 }

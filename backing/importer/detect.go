@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +44,8 @@ func (f Format) Noun() string {
 		return "Claude Code session"
 	case Codex:
 		return "Codex rollout"
+	case Gemini:
+		return "Gemini CLI session"
 	}
 	return string(f) + " file"
 }
@@ -66,8 +69,17 @@ func Detect(r io.Reader) (Format, error) {
 	var found Format
 	var bad error
 	seen := 0
+	opened := false // the first line is "{": an indented document
 	err := eachLine(io.LimitReader(r, detectMaxBytes), func(n int, line []byte) error {
 		if !json.Valid(line) {
+			if seen == 0 && documentStart(line) {
+				opened = true // see the next line
+				return nil
+			}
+			if opened && geminiDocumentLine(line) {
+				found = Gemini
+				return errStop
+			}
 			bad = &DetectError{fmt.Sprintf("line %d is not JSON", n)}
 			return errStop
 		}
@@ -103,6 +115,9 @@ func lineFormat(line []byte) Format {
 		return ""
 	}
 	t := str(m["type"])
+	if geminiLine(m) {
+		return Gemini
+	}
 	if backing.FirstByte(m["payload"]) == '{' && codexTypes[t] {
 		return Codex
 	}
@@ -110,4 +125,31 @@ func lineFormat(line []byte) Format {
 		return ClaudeCode
 	}
 	return ""
+}
+
+// geminiLine says whether a JSON line is one only Gemini CLI writes: its
+// session metadata (sessionId and projectHash, no type), a {"$set":…}, a
+// "gemini" message, or a whole session document on one line. Its user
+// lines look like Claude Code's, so they do not decide.
+func geminiLine(m map[string]json.RawMessage) bool {
+	switch {
+	case m["type"] == nil && m["sessionId"] != nil && m["projectHash"] != nil:
+		return true
+	case len(m) == 1 && backing.FirstByte(m["$set"]) == '{':
+		return true
+	case str(m["type"]) == "gemini" && m["id"] != nil && m["payload"] == nil:
+		return true
+	}
+	return false
+}
+
+// documentStart is the first line of an indented JSON document: "{".
+func documentStart(line []byte) bool {
+	return string(bytes.TrimSpace(line)) == "{"
+}
+
+// geminiDocumentLine is the second line of a Gemini CLI session document,
+// which JSON.stringify(…, null, 2) starts with the session's id.
+func geminiDocumentLine(line []byte) bool {
+	return bytes.HasPrefix(bytes.TrimSpace(line), []byte(`"sessionId":`))
 }

@@ -25,9 +25,12 @@
 // printing results, how a message spells a command. This package imports
 // backing only, never cmd or fsnode.
 //
-// Formats: Claude Code (~/.claude/projects/*/<sessionId>.jsonl) and Codex
+// Formats: Claude Code (~/.claude/projects/*/<sessionId>.jsonl), Codex
 // rollouts (~/.codex/sessions/**/rollout-*.jsonl, the wrapped format with
-// session_meta, used since 2025). Detect tells them apart by content.
+// session_meta, used since 2025; 0.169 included) and Gemini CLI
+// (~/.gemini/tmp/<project>/chats/session-*.jsonl since 0.6x, and the
+// whole JSON documents session-*.json of earlier versions). Detect tells
+// them apart by content.
 //
 // Lossless by construction: every non-empty line of a file becomes either
 // one message or one event, in file order (Session.EventAt records where
@@ -71,6 +74,23 @@
 // a system message marked as compaction context, so a transcript shows
 // where the history was summarised. Codex items have no id; the store
 // assigns one.
+//
+// Gemini CLI (gemini.go): the metadata line and {"$set"} lines are
+// events (a $set may restore the whole history on a resume: shown, every
+// reply would show twice); a message line is a message with the line's
+// id; a line that writes a message of a known id again (Gemini CLI does
+// as it records the reply's tool calls) is a message of only what it adds,
+// "continues" after that message and without an id, or an event when it
+// adds nothing. Content is Gemini API parts (text, thought, functionCall,
+// functionResponse); a user line of function responses is role "tool";
+// the session context (<session_context>) is environment context. The cwd
+// is the session context's workspace when its SHA-256 is the projectHash.
+// A --resume may start a new file under the same session id, so a Gemini
+// source is known by its id and its file's name. An older whole document
+// (gemini_json.go) is cut at line ends into parts, one a message, so its
+// "source_line" can hold several lines of the file; it is rewritten whole
+// at each update, so a later import of a changed one is refused
+// (ErrRewritten).
 //
 // A line that is not JSON is an error naming its line number; empty lines
 // are skipped. Lines that are JSON but not a message of a known shape are

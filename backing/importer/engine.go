@@ -194,7 +194,7 @@ func (r *Importer) sourceFormat(data []byte, want Format) (Format, error) {
 	var unknown *DetectError
 	switch {
 	case errors.As(err, &unknown) && want == Auto:
-		return "", fmt.Errorf("neither a %s nor a %s (%s)", ClaudeCode.Noun(), Codex.Noun(), unknown.Reason)
+		return "", fmt.Errorf("neither a %s, a %s nor a %s (%s)", ClaudeCode.Noun(), Codex.Noun(), Gemini.Noun(), unknown.Reason)
 	case errors.As(err, &unknown):
 		return "", fmt.Errorf("not a %s (%s)", want.Noun(), unknown.Reason)
 	case err != nil:
@@ -215,6 +215,9 @@ func upToDate(m backing.Meta, data []byte) bool {
 // completeLines drops a last line that is not complete JSON: an agent in
 // the middle of writing it. The next import takes it whole.
 func completeLines(data []byte) []byte {
+	if json.Valid(data) {
+		return data // one JSON document (Gemini's older format), whole
+	}
 	nl := bytes.LastIndexByte(data, '\n')
 	if last := bytes.TrimSpace(data[nl+1:]); len(last) > 0 && !json.Valid(last) {
 		return data[:nl+1]

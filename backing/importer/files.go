@@ -10,7 +10,9 @@ import (
 
 // SourceFiles is the source files paths name, in the order an import
 // takes them: a file as it is, a folder (a symbolic link to one too) as
-// the *.jsonl files below it, sorted, named by the folder the links lead
+// the *.jsonl files below it and Gemini CLI's session-*.json documents
+// (not every *.json: its folders also hold logs.json and checkpoints),
+// sorted, named by the folder the links lead
 // to (the paths meta.json records). A session's own file comes before its
 // subagents' files (subagents/agent-*.jsonl), so their names print in
 // that order and a subagent links to a session already in.
@@ -35,7 +37,7 @@ func SourceFiles(paths []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") {
+			if !d.IsDir() && isSourceName(d.Name()) {
 				out = append(out, path)
 			}
 			return nil
@@ -56,4 +58,12 @@ func subagentOf(path string) string {
 		return ""
 	}
 	return strings.TrimSuffix(filepath.Base(path), ".jsonl")
+}
+
+// isSourceName says whether a file found in a folder is a session file by
+// its name: any *.jsonl (Claude Code's, Codex's, Gemini CLI's), and
+// Gemini CLI's older session-*.json.
+func isSourceName(name string) bool {
+	return strings.HasSuffix(name, ".jsonl") ||
+		(strings.HasPrefix(name, "session-") && strings.HasSuffix(name, ".json"))
 }

@@ -24,10 +24,16 @@ func FuzzDecode(f *testing.F) {
 		f.Add(bytes.Join(ls[:min(3, len(ls))], []byte("\n")))
 	}
 	f.Add([]byte(`{"type":"user","message":{"role":"user","content":"x"}}` + "\r\n\n[1]"))
+	f.Add([]byte("{\n  \"sessionId\": \"d\",\n  \"messages\": [\n    {\"id\": \"1\", \"type\": \"user\", \"content\": \"hi\"}\n  ]\n}\n"))
+	f.Add([]byte(`{"sessionId":"s","projectHash":"h"}` + "\n" + `{"id":"g","type":"gemini","content":"a"}` + "\n" + `{"id":"g","type":"gemini","content":"a","toolCalls":[{"id":"c"}]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		for _, format := range []Format{ClaudeCode, Codex} {
+		for _, format := range []Format{ClaudeCode, Codex, Gemini} {
 			s, err := Decode(bytes.NewReader(in), format)
 			if err != nil {
+				continue
+			}
+			if format == Gemini && geminiDocument(in) {
+				checkDocument(t, s, in)
 				continue
 			}
 			var msgLines [][]byte
@@ -69,4 +75,40 @@ func isEvent(s *Session, line []byte) bool {
 		}
 	}
 	return false
+}
+
+// checkDocument: a Gemini document's parts, put back together as Original
+// does, are the document (less a final newline it lacked), when it has no
+// line of only spaces (which the import, like eachLine, does not keep).
+func checkDocument(t *testing.T, s *Session, in []byte) {
+	for _, l := range bytes.Split(in, []byte("\n")) {
+		if len(l) > 0 && len(bytes.TrimSpace(l)) == 0 {
+			return
+		}
+	}
+	lines, err := s.StoreLines()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	next := 1
+	for _, l := range lines {
+		seq, _ := SourceSeq(l)
+		var c bytes.Buffer
+		json.Compact(&c, l)
+		part, err := SourceLine(c.Bytes())
+		if err != nil {
+			t.Fatalf("part %d: %v", seq, err)
+		}
+		for ; next < seq; next++ {
+			out.WriteByte('\n')
+		}
+		out.Write(part)
+		out.WriteByte('\n')
+		next = seq + 1 + bytes.Count(part, []byte("\n"))
+	}
+	got := out.Bytes()
+	if !bytes.Equal(got, in) && !bytes.Equal(got[:len(got)-1], in) {
+		t.Fatalf("document parts give back %q, not %q", got, in)
+	}
 }

@@ -8,7 +8,9 @@ import (
 
 // sourceKey identifies a source: its format and the agent's id for the
 // session (a subagent's file carries its session's id, so its name too).
-// A source without an id is known by its file's name, as before.
+// A source without an id is known by its file's name, as before, and so
+// is a Gemini CLI file, by both: a --resume may start a new file under
+// the session's id.
 type sourceKey struct {
 	format   Format
 	id       string
@@ -18,7 +20,7 @@ type sourceKey struct {
 
 func keyOf(format Format, id, path string) sourceKey {
 	k := sourceKey{format: format, id: id, subagent: subagentOf(path)}
-	if id == "" {
+	if id == "" || format == Gemini {
 		k.file = filepath.Base(path)
 	}
 	return k

@@ -15,7 +15,7 @@ import (
 // finds a session by it and grows it, Original checks against it what it
 // gives back.
 type Origin struct {
-	Format   Format // "format": claude-code or codex
+	Format   Format // "format": claude-code, codex or gemini
 	ID       string // "id": the agent's id for the session, "" when the source has none
 	Path     string // "path": the file first imported
 	Subagent string // "subagent": "agent-<id>" for a subagent's own file
@@ -136,7 +136,7 @@ func (o Origin) holds(data []byte) bool {
 // key is the key of the source o names.
 func (o Origin) key() sourceKey {
 	k := sourceKey{format: o.Format, id: o.ID, subagent: o.Subagent}
-	if o.ID == "" {
+	if o.ID == "" || o.Format == Gemini {
 		k.file = filepath.Base(o.Path)
 	}
 	return k

@@ -82,7 +82,8 @@ func Original(s backing.Session) ([]byte, []Added, error) {
 		}
 		out.Write(l.line)
 		out.WriteByte('\n')
-		next = l.seq + 1
+		// A part of a Gemini document spans lines of its own.
+		next = l.seq + 1 + bytes.Count(l.line, []byte("\n"))
 	}
 	return out.Bytes(), added, nil
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
@@ -25,7 +26,7 @@ func dataFiles(t *testing.T) []dataFile {
 		t.Skipf("no real sessions: %v", err)
 	}
 	var out []dataFile
-	for dir, f := range map[string]Format{"claude-code": ClaudeCode, "codex": Codex} {
+	for dir, f := range map[string]Format{"claude-code": ClaudeCode, "codex": Codex, "gemini": Gemini} {
 		paths, err := filepath.Glob(filepath.Join(dataDir, dir, "*.jsonl"))
 		if err != nil {
 			t.Fatal(err)
@@ -112,6 +113,55 @@ func expected(f Format, line []byte) (isMsg bool, role, uuid string) {
 	return false, "", ""
 }
 
+type geminiExpect struct {
+	isMsg bool
+	role  string
+}
+
+// geminiExpected says what each line of a Gemini CLI JSONL file should
+// become, from the format's description: metadata and {"$set"} lines are
+// events; a user or gemini line is a message the first time its id
+// shows, and again only if it adds a tool call or changes the content;
+// a user line of only function responses is a tool message.
+func geminiExpected(lines [][]byte) []geminiExpect {
+	out := make([]geminiExpect, len(lines))
+	content := map[string]string{}
+	calls := map[string]bool{}
+	for i, line := range lines {
+		var l struct {
+			ID        string
+			Type      string
+			Content   json.RawMessage
+			ToolCalls []struct{ ID string }
+		}
+		if json.Unmarshal(line, &l) != nil || l.ID == "" || (l.Type != "user" && l.Type != "gemini") {
+			continue
+		}
+		prev, seen := content[l.ID]
+		adds := !seen || prev != string(l.Content)
+		content[l.ID] = string(l.Content)
+		for _, c := range l.ToolCalls {
+			if !calls[l.ID+"/"+c.ID] {
+				adds, calls[l.ID+"/"+c.ID] = true, true
+			}
+		}
+		if !adds {
+			continue
+		}
+		var parts []map[string]any
+		json.Unmarshal(l.Content, &parts)
+		role := "user"
+		switch {
+		case l.Type == "gemini":
+			role = "assistant"
+		case len(parts) > 0 && parts[0]["functionResponse"] != nil:
+			role = "tool"
+		}
+		out[i] = geminiExpect{true, role}
+	}
+	return out
+}
+
 type stored struct {
 	ID         *string         `json:"id"`
 	Role       string          `json:"role"`
@@ -141,11 +191,17 @@ func checkFile(t *testing.T, df dataFile) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Format != df.format || s.SourceID == "" || s.Title == "" || s.Created.IsZero() {
+	lines := rawLines(t, df.path)
+	var gem []geminiExpect
+	if df.format == Gemini {
+		gem = geminiExpected(lines)
+	}
+	// A Gemini file a --resume started and left without a prompt has no title.
+	titled := df.format != Gemini || slices.ContainsFunc(gem, func(e geminiExpect) bool { return e.role == "user" })
+	if s.Format != df.format || s.SourceID == "" || (titled && s.Title == "") || s.Created.IsZero() {
 		t.Errorf("format %q, source id %q, title %q, created %v: want all set",
 			s.Format, s.SourceID, s.Title, s.Created)
 	}
-	lines := rawLines(t, df.path)
 	if n := len(s.Messages) + len(s.Events); n != len(lines) {
 		t.Fatalf("%d messages + %d events = %d, file has %d non-empty lines",
 			len(s.Messages), len(s.Events), n, len(lines))
@@ -160,6 +216,9 @@ func checkFile(t *testing.T, df dataFile) {
 	mi, ei, viaString := 0, 0, 0
 	for n, line := range lines {
 		isMsg, role, uuid := expected(df.format, line)
+		if gem != nil {
+			isMsg, role = gem[n].isMsg, gem[n].role
+		}
 		if typ := typeOf(line); df.format == ClaudeCode && uuid != "" &&
 			(typ == "user" || typ == "assistant") {
 			lineUUIDs = append(lineUUIDs, uuid)

@@ -20,6 +20,9 @@ type Format string
 const (
 	ClaudeCode Format = "claude-code"
 	Codex      Format = "codex"
+	// Gemini is Gemini CLI's sessions: the JSONL files (gemini.go) and
+	// the whole JSON documents of earlier versions (gemini_json.go).
+	Gemini Format = "gemini"
 )
 
 // ErrUnknownFormat is returned when a file is not in a format this
@@ -85,6 +88,8 @@ func newDecoder(f Format) (lineDecoder, error) {
 		return newClaudeDecoder(), nil
 	case Codex:
 		return newCodexDecoder(), nil
+	case Gemini:
+		return newGeminiDecoder(), nil
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnknownFormat, f)
 }
@@ -94,6 +99,21 @@ func Decode(r io.Reader, f Format) (*Session, error) {
 	d, err := newDecoder(f)
 	if err != nil {
 		return nil, err
+	}
+	if f == Gemini {
+		// A whole document is read as one; a JSONL file line by line.
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		if geminiDocument(data) {
+			s, err := decodeGeminiDocument(data)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			return s, nil
+		}
+		r = bytes.NewReader(data)
 	}
 	err = eachLine(r, func(n int, line []byte) error {
 		if !json.Valid(line) {
@@ -178,6 +198,10 @@ type message struct {
 	// same API response, written one content block a line. Renderings
 	// show the two as one message.
 	continues bool
+	// whole is the bytes the file holds for this message when line, its
+	// JSON, is not all of them (a part of a Gemini document); kept in
+	// "source_line".
+	whole []byte
 }
 
 // build writes the store message for line. It is assembled by hand rather
@@ -206,10 +230,21 @@ func (m message) build(line []byte) ([]byte, error) {
 	if m.continues {
 		b.WriteString(`,"continues":true`)
 	}
-	b.WriteString(`,"source":`)
-	b.Write(line)
-	if !isCompact(line) {
-		quoted, err := json.Marshal(string(line))
+	// A part of a document that is not JSON by itself (its first lines,
+	// its closing brackets) is kept only as "source_line".
+	whole := m.whole
+	if whole == nil && !json.Valid(line) {
+		whole, line = line, nil
+	}
+	if line != nil {
+		b.WriteString(`,"source":`)
+		b.Write(line)
+	}
+	if whole == nil && !isCompact(line) {
+		whole = line
+	}
+	if whole != nil {
+		quoted, err := json.Marshal(string(whole))
 		if err != nil {
 			return nil, err
 		}
@@ -311,6 +346,20 @@ func PeekID(r io.Reader, f Format) (string, error) {
 	d, err := newDecoder(f)
 	if err != nil {
 		return "", err
+	}
+	if f == Gemini {
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return "", err
+		}
+		if geminiDocument(data) {
+			var doc struct {
+				SessionID string `json:"sessionId"`
+			}
+			json.Unmarshal(data, &doc)
+			return doc.SessionID, nil
+		}
+		r = bytes.NewReader(data)
 	}
 	err = eachLine(r, func(n int, line []byte) error {
 		if !json.Valid(line) {

@@ -28,7 +28,10 @@ func (s *Session) StoreLines() ([][]byte, error) {
 			ev := s.Events[ei]
 			msg := message{role: json.RawMessage(`"` + EventRole + `"`), content: json.RawMessage(`""`)}
 			if f := fields(ev); f != nil {
-				msg.ts = stringOrNil(f["timestamp"]) // both agents date every line
+				msg.ts = stringOrNil(f["timestamp"]) // Claude Code and Codex date every line
+				if msg.ts == nil {
+					msg.ts = stringOrNil(f["startTime"]) // Gemini CLI's metadata line
+				}
 			}
 			raw, err := msg.build(ev)
 			if err != nil {
@@ -66,11 +69,20 @@ func withField(obj []byte, kv ...any) []byte {
 // eventKind names an event line for a reader: its "type", with the
 // payload's type for Codex's wrapped lines (event_msg/token_count).
 func eventKind(line []byte) string {
+	if !json.Valid(line) {
+		return "document" // a part of a Gemini document: its fields, its end
+	}
 	m := fields(line)
 	if m == nil {
 		return "unknown"
 	}
 	k := str(m["type"])
+	switch {
+	case k == "" && m["$set"] != nil:
+		k = "$set" // Gemini CLI's update of session fields
+	case k == "" && m["sessionId"] != nil && m["projectHash"] != nil:
+		k = "session" // Gemini CLI's metadata line
+	}
 	if p := fields(m["payload"]); p != nil {
 		if t := str(p["type"]); t != "" {
 			k += "/" + t

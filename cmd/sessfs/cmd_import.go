@@ -11,12 +11,13 @@ import (
 // runImport is `sessfs import`: its flags, progress and printing. The
 // import itself is package importer's.
 func runImport(args []string) int {
-	c := newCLI("import", "[--format claude-code|codex|auto] [PATH...]",
+	c := newCLI("import", "[--format claude-code|codex|gemini|auto] [PATH...]",
 		"Imports sessions written by Claude Code (~/.claude/projects/*/*.jsonl) or Codex\n"+
 			"(~/.codex/sessions/**/rollout-*.jsonl): files, or folders searched for *.jsonl.\n"+
 			"Without PATH, from the folders where the agents keep them: projects/ of\n"+
-			"$CLAUDE_CONFIG_DIR or ~/.claude, and sessions/ and archived_sessions/ of\n"+
-			"$CODEX_HOME or ~/.codex (those that exist; with --format, that agent's).\n"+
+			"$CLAUDE_CONFIG_DIR or ~/.claude, sessions/ and archived_sessions/ of\n"+
+			"$CODEX_HOME or ~/.codex, and ~/.gemini/tmp (those that exist; with --format,\n"+
+			"that agent's).\n"+
 			"A file not of the --format named is refused, saying what it looks like.\n"+
 			"Prints the name of each session it creates or updates. A new session is named\n"+
 			"by Claude Code's slug for it (expressive-chasing-pie), else by the first words\n"+
@@ -30,15 +31,15 @@ func runImport(args []string) int {
 			"branch, rewind-1, …; a subagent's lines a branch subagent-1, …, and a\n"+
 			"subagent's own file (subagents/agent-*.jsonl) a session <name>-agent-<id>\n"+
 			"named after its session and linked to it, as a Codex fork is to its origin.")
-	format := c.fs.String("format", "auto", "the source format: claude-code, codex or auto (by content)")
+	format := c.fs.String("format", "auto", "the source format: claude-code, codex, gemini or auto (by content)")
 	rest, code, ok := c.parse(args, 0, -1)
 	if !ok {
 		return code
 	}
 	switch *format {
-	case "auto", string(importer.ClaudeCode), string(importer.Codex):
+	case "auto", string(importer.ClaudeCode), string(importer.Codex), string(importer.Gemini):
 	default:
-		return c.usageError(fmt.Sprintf("--format %q: want claude-code, codex or auto", *format))
+		return c.usageError(fmt.Sprintf("--format %q: want claude-code, codex, gemini or auto", *format))
 	}
 	if len(rest) == 0 {
 		var err error
@@ -100,7 +101,7 @@ func agentFolders(format importer.Format) ([]string, error) {
 	}
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no PATH given, and no agent's sessions found in ~/.claude/projects, " +
-			"~/.codex/sessions or ~/.codex/archived_sessions (nor where $CLAUDE_CONFIG_DIR or $CODEX_HOME say); " +
+			"~/.codex/sessions, ~/.codex/archived_sessions or ~/.gemini/tmp (nor where $CLAUDE_CONFIG_DIR or $CODEX_HOME say); " +
 			"name the files or folders to import")
 	}
 	fmt.Fprintf(os.Stderr, "sessfs import: from %s\n", strings.Join(paths, ", "))

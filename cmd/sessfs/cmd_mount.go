@@ -30,7 +30,7 @@ func runMount(args []string) int {
 			"Only the mounting user sees the sessions unless -o allow_other is given.\n"+
 			"MOUNTPOINT is a folder outside the store where nothing is mounted yet; a\n"+
 			"dead sessfs mount there (its daemon was killed) is cleared first.\n\n"+
-			"With --source claude-code|codex|auto FOLDER, mounts another agent's folder\n"+
+			"With --source claude-code|codex|gemini|auto FOLDER, mounts another agent's folder\n"+
 			"(~/.claude/projects, ~/.codex/sessions) instead, read-only, through the same tree,\n"+
 			"following the agent as it writes (within a second). Nothing goes into your store:\n"+
 			"the mount keeps its copy in ~/.cache/sessfs (--store names another place).")
@@ -53,9 +53,9 @@ func runMount(args []string) int {
 		return c.usageError("--source needs the agent's FOLDER and the MOUNTPOINT")
 	case *source != "":
 		switch *source {
-		case "auto", string(importer.ClaudeCode), string(importer.Codex):
+		case "auto", string(importer.ClaudeCode), string(importer.Codex), string(importer.Gemini):
 		default:
-			return c.usageError(fmt.Sprintf("--source %q: want claude-code, codex or auto", *source))
+			return c.usageError(fmt.Sprintf("--source %q: want claude-code, codex, gemini or auto", *source))
 		}
 		dir, err := filepath.Abs(rest[0])
 		if err != nil {
