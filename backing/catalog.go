@@ -81,14 +81,14 @@ func CatalogOf(st Store, q CatalogQuery) ([]Entry, error) {
 		}
 		out = append(out, e)
 	}
-	SortRecent(out)
+	sortRecent(out)
 	return out, nil
 }
 
-// SortRecent orders a catalog newest activity first, as `ls -t` does;
+// sortRecent orders a catalog newest activity first, as `ls -t` does;
 // sessions active at the same moment by name, so the order is the same
 // at every call.
-func SortRecent(es []Entry) {
+func sortRecent(es []Entry) {
 	slices.SortStableFunc(es, func(a, b Entry) int {
 		if c := b.LastActivity.Compare(a.LastActivity); c != 0 {
 			return c

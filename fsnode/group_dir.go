@@ -114,14 +114,16 @@ func (n *groupDir) depth() int {
 }
 
 func (n *groupDir) listing() ([]viewEntry, syscall.Errno) {
-	es, err := backing.CatalogOf(n.fsys.st, n.by.query(n.path)) // the view's own folder: every session
+	// The active sessions of this group and those below it; the view's
+	// own folder, group "", asks for every active session.
+	es, err := backing.CatalogOf(n.fsys.st, n.by.query(n.path))
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
 	var links, dirs []viewEntry
 	linked, seen := map[string]bool{}, map[string]bool{}
 	for _, e := range es {
-		if e.Name == "" || e.State != backing.StateActive {
+		if e.Name == "" { // unreadable
 			continue
 		}
 		for _, g := range n.by.groups(e) {

@@ -47,9 +47,7 @@ func (n *recentDir) listing() ([]viewEntry, syscall.Errno) {
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
-	es = slices.DeleteFunc(es, func(e backing.Entry) bool {
-		return e.Name == "" || e.State != backing.StateActive // unreadable; gone since
-	})
+	es = slices.DeleteFunc(es, func(e backing.Entry) bool { return e.Name == "" }) // unreadable
 	width := len(strconv.Itoa(len(es)))
 	out := make([]viewEntry, len(es))
 	for i, e := range es {

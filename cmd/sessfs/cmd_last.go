@@ -16,16 +16,19 @@ func runLast(args []string) int {
 	if _, code, ok := c.parse(args, 0, 0); !ok {
 		return code
 	}
+	q, err := f.query(false)
+	if err != nil {
+		return c.usageError(err.Error())
+	}
 	st, err := c.open()
 	if err != nil {
 		return c.fail(err)
 	}
-	es, err := backing.CatalogOf(st, backing.CatalogQuery{})
+	es, err := backing.CatalogOf(st, q)
 	if err != nil {
 		return c.fail(err)
 	}
-	es = f.apply(es)
-	backing.SortRecent(es)
+	es = f.apply(es) // newest first, as the catalog is
 	if len(es) == 0 {
 		return c.fail(fmt.Errorf("no session%s", f.describe()))
 	}

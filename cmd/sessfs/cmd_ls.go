@@ -98,14 +98,25 @@ func newFilter(c *cli) filter {
 }
 
 // apply keeps the entries the flags choose, in their order.
+// query is the catalog the flags ask for: --tag narrows it (the rule of
+// by-tag/, backing.CatalogQuery); --project and --agent are apply's.
+func (f filter) query(all bool) (backing.CatalogQuery, error) {
+	q := backing.CatalogQuery{All: all, Tag: backing.GroupPath(*f.tag)}
+	if *f.tag != "" && q.Tag == "" {
+		return q, fmt.Errorf("--tag %q: no tag could be named so", *f.tag)
+	}
+	return q, nil
+}
+
+// apply keeps the sessions of the catalog that --project and --agent
+// choose.
 func (f filter) apply(es []backing.Entry) []backing.Entry {
 	if *f.project == "." {
 		*f.project = projectHere() // and describe says which
 	}
 	return slices.DeleteFunc(es, func(e backing.Entry) bool {
 		return *f.project != "" && !backing.MatchProject(e.Project, *f.project) ||
-			*f.agent != "" && !strings.EqualFold(e.Agent, *f.agent) ||
-			*f.tag != "" && !hasTag(e.Tags, *f.tag)
+			*f.agent != "" && !strings.EqualFold(e.Agent, *f.agent)
 	})
 }
 
@@ -133,16 +144,6 @@ func projectHere() string {
 	m := backing.Meta{Cwd: wd}
 	importer.RecordRemote(&m)
 	return backing.ProjectOf(m)
-}
-
-// hasTag reports whether tags has t, or a tag below it (t/…), as by-tag/
-// nests them.
-func hasTag(tags []string, t string) bool {
-	t = backing.GroupPath(t)
-	return slices.ContainsFunc(tags, func(g string) bool {
-		g = backing.GroupPath(g)
-		return t != "" && (g == t || strings.HasPrefix(g, t+"/"))
-	})
 }
 
 // sorts are ls's orders; ties keep the catalog's order, newest first.
@@ -174,16 +175,19 @@ func runLs(args []string) int {
 	if *limit < 0 {
 		return c.usageError("-n must be a positive number")
 	}
+	q, err := f.query(*all)
+	if err != nil {
+		return c.usageError(err.Error())
+	}
 	st, err := c.open()
 	if err != nil {
 		return c.fail(err)
 	}
-	es, err := backing.CatalogOf(st, backing.CatalogQuery{All: *all})
+	es, err := backing.CatalogOf(st, q)
 	if err != nil {
 		return c.fail(err)
 	}
 	es = f.apply(es)
-	backing.SortRecent(es)
 	slices.SortStableFunc(es, order)
 	if *limit > 0 && len(es) > *limit {
 		es = es[:*limit]

@@ -148,6 +148,8 @@ func TestLsOrderAndColumns(t *testing.T) {
 	}
 	s.fails(2, `--sort "size,name": recent, name, size or tokens`, "", "ls", "--sort", "size,name")
 	s.fails(2, "-n must be a positive number", "", "ls", "-n", "-1")
+	s.fails(2, `--tag "/": no tag could be named so`, "", "ls", "--tag", "/")
+	s.fails(2, `--tag " ": no tag could be named so`, "", "last", "--tag", " ")
 }
 
 // ls --json has every field of each session, the catalog's and the
