@@ -5,7 +5,10 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 DEMO_STORE ?= $(CURDIR)/demo-store
 DEMO_MNT   ?= $(CURDIR)/mnt
-DEMO_DATA  ?= $(CURDIR)/../shared/data
+# The team's real sessions: data/, and formats-next/ for the agents whose
+# sessions sessfs learnt to read last (that folder is laid out afresh each
+# time, so they cannot move into data/ for good).
+DEMO_DATA  ?= $(wildcard $(CURDIR)/../shared/data $(CURDIR)/../shared/formats-next)
 
 .PHONY: build test test-long fuzz cover bench bench-quick bench-go demo demo-reset fmt vet clean
 
@@ -67,17 +70,16 @@ bench-go:
 	$(GO) test -run '^$$' -bench 'Fork' -benchtime 100x -count 1 ./backing/filestore/
 	$(GO) test -run '^$$' -bench 'Append' -count 1 ./backing/filestore/
 
-# The real sessions in ../shared/data (or a sample session when that folder
-# is absent) in ./demo-store, mounted at ./mnt until Ctrl-C. The store is
-# kept from one run to the next, with whatever was added to it: each run
+# The real sessions of DEMO_DATA (or a sample session when there are none)
+# in ./demo-store, mounted at ./mnt until Ctrl-C. The store is kept from one run to the next, with whatever was added to it: each run
 # imports again, which stores only what the sources gained. demo-reset
 # starts over. Needs only sh, grep, sed and head (no python).
 demo: build
 	@if mountpoint -q "$(DEMO_MNT)" 2>/dev/null; then echo "$(DEMO_MNT) is still mounted: run $(BIN) umount $(DEMO_MNT)"; exit 1; fi
 	@mkdir -p "$(DEMO_MNT)"
 	@if [ -f "$(DEMO_STORE)/FORMAT" ]; then echo "Using $(DEMO_STORE) as you left it (make demo-reset starts over)."; fi
-	@if [ -d "$(DEMO_DATA)" ]; then \
-		$(BIN) import --store "$(DEMO_STORE)" "$(DEMO_DATA)" 2>&1 >/dev/null | grep -v 'nothing new$$' || true; \
+	@if [ -n "$(DEMO_DATA)" ]; then \
+		$(BIN) import --store "$(DEMO_STORE)" $(DEMO_DATA) 2>&1 >/dev/null | grep -v 'nothing new$$' || true; \
 	elif $(BIN) new --store "$(DEMO_STORE)" --title "A sample session" sample >/dev/null 2>&1; then \
 		$(BIN) append --store "$(DEMO_STORE)" sample "What is sessfs?"; \
 		$(BIN) append --store "$(DEMO_STORE)" --role assistant sample "A filesystem of agent sessions."; \

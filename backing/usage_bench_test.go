@@ -3,17 +3,18 @@ package backing
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/sessfs/sessfs/integration/realdata"
 )
 
 // BenchmarkUsageOf reads the usage of every line of the real sessions, as
 // stored lines would carry them (the index reads each message once): its
 // MB/s is what usage costs an index build.
 func BenchmarkUsageOf(b *testing.B) {
-	files, _ := filepath.Glob(filepath.Join("..", "..", "shared", "data", "*", "*.jsonl"))
+	files, _ := realdata.Files()
 	if len(files) == 0 {
-		b.Skip("no real sessions in ../shared/data")
+		b.Skip("no real sessions beside the repository")
 	}
 	var lines [][]byte
 	size := 0

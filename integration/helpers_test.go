@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sessfs/sessfs/integration/realdata"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -568,19 +571,25 @@ func contents(ms []msg) []string {
 
 // ---- making sessions ----
 
-// sharedData is the real session files that match patterns ("codex/*.jsonl")
-// in the team's shared data folder, which sits beside the repository (see
-// the Makefile's DEMO_DATA; this package runs in <repo>/integration). The
-// test is skipped when none does.
+// sharedData is the real session files kept beside the repository (see
+// package realdata) that match patterns of agent and file name
+// ("codex/*.jsonl"). The test is skipped when none does.
 func sharedData(t *testing.T, patterns ...string) []string {
 	t.Helper()
+	all, err := realdata.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var files []string
 	for _, p := range patterns {
-		match, _ := filepath.Glob(filepath.Join("..", "..", "shared", "data", p))
-		files = append(files, match...)
+		for _, f := range all {
+			if ok, _ := path.Match(p, realdata.Agent(f)+"/"+filepath.Base(f)); ok {
+				files = append(files, f)
+			}
+		}
 	}
 	if len(files) == 0 {
-		t.Skipf("no real sessions: ../shared/data/%s is absent beside the repository", strings.Join(patterns, ", "))
+		t.Skipf("no real sessions beside the repository match %s", strings.Join(patterns, ", "))
 	}
 	return files
 }

@@ -4,23 +4,22 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sessfs/sessfs/integration/realdata"
 )
 
-// dataDir holds real sessions written by other agents, beside the
-// repository (see SOURCES.md there).
-const dataDir = "../../shared/data"
-
-// realData is dataDir, or skips the test where the sessions are absent.
-func realData(t *testing.T) string {
+// realData is the real sessions written by the agents, kept beside the
+// repository; it skips the test where they are absent.
+func realData(t *testing.T) []string {
 	t.Helper()
-	if _, err := os.Stat(dataDir); err != nil {
-		t.Skipf("sample sessions not available at %s: %v", dataDir, err)
+	files, err := realdata.Files()
+	if err != nil || len(files) == 0 {
+		t.Skipf("no real sessions beside the repository: %v", err)
 	}
-	return dataDir
+	return files
 }
 
 // TestRealSessions renders every message of the sample Claude Code and Codex
@@ -81,17 +80,17 @@ func TestRealSessions(t *testing.T) {
 		checkReal(t, raw, content)
 	})
 	if n == 0 {
-		t.Fatalf("no messages found under %s", dataDir)
+		t.Fatal("no messages found in the real sessions")
 	}
 	t.Logf("rendered %d real messages", n)
 }
 
-// eachLine calls fn with every line of every .jsonl file in dataDir/sub.
-func eachLine(t *testing.T, sub string, fn func(line []byte)) {
+// eachLine calls fn with every line of every real session of agent.
+func eachLine(t *testing.T, agent string, fn func(line []byte)) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dataDir, sub, "*.jsonl"))
+	files, err := realdata.Files(agent)
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no .jsonl files in %s: %v", filepath.Join(dataDir, sub), err)
+		t.Fatalf("no real sessions of %s: %v", agent, err)
 	}
 	for _, name := range files {
 		f, err := os.Open(name)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sessfs/sessfs/integration/realdata"
 )
 
 // deep is JSON nested n deep: arrays, or objects {"a":…} when obj is set.
@@ -273,7 +275,7 @@ func TestImagesDrawnBudget(t *testing.T) {
 // Real Markdown, long documents included, is never too costly to render:
 // the bounds of markdown_cost.go are far above it. The goldmark bombs are.
 func TestMarkdownCostly(t *testing.T) {
-	docs := []string{"../README.md", filepath.Join(dataDir, "..", "DESIGN.md"), "testdata/markdown/sample.md"}
+	docs := []string{"../README.md", filepath.Join(realdata.Shared(), "DESIGN.md"), "testdata/markdown/sample.md"}
 	// Long real documents, where this machine has them.
 	more, _ := filepath.Glob("/usr/share/doc/nodejs/api/*.md")
 	docs = append(docs, more...)

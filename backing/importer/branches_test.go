@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sessfs/sessfs/integration/realdata"
 )
 
 func claudeLine(uuid, parent, typ, content string) string {
@@ -83,9 +85,9 @@ func TestBranchesRewind(t *testing.T) {
 // The real sessions hold no rewind, but one has parallel tool calls,
 // whose results are second children of their calls: none is a fork.
 func TestBranchesRealDataLinear(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "data", "*", "*.jsonl"))
+	files, _ := realdata.Files()
 	if len(files) == 0 {
-		t.Skip("no real sessions in ../shared/data")
+		t.Skip("no real sessions beside the repository")
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)

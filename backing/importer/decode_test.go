@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessfs/sessfs/integration/realdata"
+
 	"github.com/sessfs/sessfs/backing"
 )
 
@@ -163,9 +165,9 @@ func TestCodexTitleFallback(t *testing.T) {
 
 // PeekID finds the id Decode finds, for every real session.
 func TestPeekID(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "data", "*", "*.jsonl"))
+	files, _ := realdata.Files()
 	if len(files) == 0 {
-		t.Skip("no real sessions in ../shared/data")
+		t.Skip("no real sessions beside the repository")
 	}
 	for _, f := range files {
 		s, err := DecodeFile(f)

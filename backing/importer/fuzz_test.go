@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/sessfs/sessfs/integration/realdata"
 
 	"github.com/sessfs/sessfs/backing"
 )
@@ -14,7 +15,7 @@ import (
 // succeeds every line is a message or an event, every message is valid,
 // and every message gives its line back after the store's compaction.
 func FuzzDecode(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join(dataDir, "*", "*.jsonl"))
+	paths, _ := realdata.Files()
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {

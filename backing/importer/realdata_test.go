@@ -10,32 +10,33 @@ import (
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/integration/realdata"
 )
-
-// dataDir holds real sessions written by the agents (see SOURCES.md there).
-const dataDir = "../../../shared/data"
 
 type dataFile struct {
 	path   string
 	format Format
 }
 
+// dataFiles are the real sessions written by the agents, each with the
+// format of its agent; every agent must have some.
 func dataFiles(t *testing.T) []dataFile {
 	t.Helper()
-	if _, err := os.Stat(dataDir); err != nil {
-		t.Skipf("no real sessions: %v", err)
+	if realdata.Shared() == "" {
+		t.Skip("no real sessions beside the repository")
 	}
+	formats := map[string]Format{"claude-code": ClaudeCode, "codex": Codex, "gemini": Gemini}
 	var out []dataFile
-	for dir, f := range map[string]Format{"claude-code": ClaudeCode, "codex": Codex, "gemini": Gemini} {
-		paths, err := filepath.Glob(filepath.Join(dataDir, dir, "*.jsonl"))
+	for _, agent := range realdata.Agents {
+		paths, err := realdata.Files(agent)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(paths) == 0 {
-			t.Fatalf("no files in %s/%s", dataDir, dir)
+			t.Fatalf("no sessions of %s", agent)
 		}
 		for _, p := range paths {
-			out = append(out, dataFile{p, f})
+			out = append(out, dataFile{p, formats[agent]})
 		}
 	}
 	return out

@@ -12,18 +12,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessfs/sessfs/integration/realdata"
+
 	"github.com/sessfs/sessfs/backing/filestore"
 )
 
-// dataFiles are the real sessions of ../shared/data.
-func dataFiles(t *testing.T) (dir string, files []string) {
+// dataFiles are the real sessions kept beside the repository, and the
+// folders that hold them.
+func dataFiles(t *testing.T) (folders, files []string) {
 	t.Helper()
-	dir = filepath.Join("..", "..", "..", "shared", "data")
-	files, _ = filepath.Glob(filepath.Join(dir, "*", "*.jsonl"))
+	files, _ = realdata.Files()
 	if len(files) == 0 {
-		t.Skip("no real sessions in ../shared/data")
+		t.Skip("no real sessions beside the repository")
 	}
-	return dir, files
+	return realdata.Folders(), files
 }
 
 // sourceCounts computes from a source file, independently of the importer,
@@ -256,7 +258,7 @@ func TestImportGrowth(t *testing.T) {
 	_, files := dataFiles(t)
 	var src string
 	for _, f := range files {
-		if strings.Contains(f, "codex") {
+		if realdata.Agent(f) == "codex" {
 			src = f
 			break
 		}
@@ -454,7 +456,7 @@ func TestImportCodexForkLinks(t *testing.T) {
 func TestImportProgress(t *testing.T) {
 	data, files := dataFiles(t)
 	s := newStore(t)
-	if r := s.run("import", data); strings.Contains(r.stderr, "importing") {
+	if r := s.run("import", data...); strings.Contains(r.stderr, "importing") {
 		t.Errorf("import without a terminal printed progress: %v", r)
 	}
 	script, err := exec.LookPath("script") // util-linux: runs a command on a pseudo-terminal
@@ -462,7 +464,7 @@ func TestImportProgress(t *testing.T) {
 		t.Fatal("script (bsdutils, essential on Debian) is missing")
 	}
 	store2 := filepath.Join(t.TempDir(), "store")
-	out, err := exec.Command(script, "-qec", bin+" import --store "+store2+" "+data, "/dev/null").CombinedOutput()
+	out, err := exec.Command(script, "-qec", bin+" import --store "+store2+" "+strings.Join(data, " "), "/dev/null").CombinedOutput()
 	if err != nil {
 		t.Fatalf("import on a terminal: %v\n%s", err, out)
 	}

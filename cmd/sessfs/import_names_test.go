@@ -9,14 +9,14 @@ import (
 	"testing"
 )
 
-// The real sessions of ../shared/data get readable, distinct names: the
+// The real sessions kept beside the repository get readable, distinct names: the
 // agent's slug where it has one, else words of the title; never the end of
 // an id cut anywhere ("claude-code-rite_session" from "todowrite_session").
 func TestImportNamesReadable(t *testing.T) {
 	const slugMaxBytes = 40 // the README's bound for a name made of words
 	data, files := dataFiles(t)
 	s := newStore(t)
-	names := strings.Fields(s.ok("import", data))
+	names := strings.Fields(s.ok("import", data...))
 	if len(names) != len(files) {
 		t.Fatalf("import printed %d names for %d files: %v", len(names), len(files), names)
 	}

@@ -5,21 +5,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sessfs/sessfs/integration/realdata"
 )
 
-// The real sessions of ../shared/data import, each into one session whose
+// The real sessions kept beside the repository import, each into one session whose
 // message count matches the source's message lines, and a second import
 // of the same files adds nothing.
 func TestImportRealSessions(t *testing.T) {
-	data := filepath.Join("..", "..", "..", "shared", "data")
-	files, _ := filepath.Glob(filepath.Join(data, "*", "*.jsonl"))
-	if len(files) == 0 {
-		t.Skip("no real sessions in ../shared/data")
-	}
+	data, files := dataFiles(t)
 	s := newStore(t)
-	names := strings.Fields(s.ok("import", data))
+	names := strings.Fields(s.ok("import", data...))
 	if len(names) != len(files) {
 		t.Fatalf("import printed %d names for %d files: %v", len(names), len(files), names)
 	}
@@ -34,7 +33,7 @@ func TestImportRealSessions(t *testing.T) {
 	// line (all it holds is the session's metadata) imports no message.
 	empty := map[string]bool{}
 	for i, f := range files {
-		if filepath.Base(filepath.Dir(f)) != "gemini" {
+		if realdata.Agent(f) != "gemini" {
 			continue
 		}
 		data, _ := os.ReadFile(f)
@@ -61,7 +60,7 @@ func TestImportRealSessions(t *testing.T) {
 			t.Errorf("show %s starts %q", n, md[:min(300, len(md))])
 		}
 	}
-	r := s.run("import", data)
+	r := s.run("import", data...)
 	if r.code != 0 || r.stdout != "" || strings.Count(r.stderr, "already imported") != len(files) {
 		t.Errorf("second import: %v", r)
 	}
@@ -245,11 +244,11 @@ func TestImportFolderThroughLink(t *testing.T) {
 // agents keep their sessions, says where, and finds nothing new the second
 // time; with no such folder it fails saying where it looked.
 func TestImportFromAgentFolders(t *testing.T) {
-	data := filepath.Join("..", "..", "..", "shared", "data")
-	claude, _ := filepath.Glob(filepath.Join(data, "claude-code", "hello-world-script.jsonl"))
-	codex, _ := filepath.Glob(filepath.Join(data, "codex", "rollout-*.jsonl"))
+	claude, _ := realdata.Files("claude-code")
+	codex, _ := realdata.Files("codex")
+	claude = slices.DeleteFunc(claude, func(f string) bool { return filepath.Base(f) != "hello-world-script.jsonl" })
 	if len(claude) == 0 || len(codex) == 0 {
-		t.Fatal("no real sessions in ../shared/data")
+		t.Fatal("no real sessions beside the repository")
 	}
 	home := t.TempDir()
 	t.Setenv("HOME", home)

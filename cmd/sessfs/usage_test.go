@@ -9,20 +9,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sessfs/sessfs/integration/realdata"
+
 	"github.com/sessfs/sessfs/backing"
 )
 
-// The usage of each real session of ../shared/data, imported and read
+// The usage of each real session kept beside the repository, imported and read
 // back through the store by `sessfs usage`, equals what the test works out
 // from the agent's own file with its own rule: Claude Code's usage once
 // per message.id, Codex's last running total (total_token_usage, in which
 // input_tokens counts the cached ones).
 func TestUsageOfRealSessions(t *testing.T) {
-	data := filepath.Join("..", "..", "..", "shared", "data")
-	files, _ := filepath.Glob(filepath.Join(data, "*", "*.jsonl"))
-	if len(files) == 0 {
-		t.Skip("no real sessions in ../shared/data")
-	}
+	_, files := dataFiles(t)
 	s := newStore(t)
 	var all backing.Usage
 	wants := map[string]map[string]backing.Usage{} // session → model → usage
@@ -33,7 +31,7 @@ func TestUsageOfRealSessions(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSpace(s.ok("import", f))
 		var want map[string]backing.Usage
-		switch filepath.Base(filepath.Dir(f)) {
+		switch realdata.Agent(f) {
 		case "codex":
 			want = codexOracle(t, f)
 		case "gemini":
