@@ -28,6 +28,12 @@ type Options struct {
 	// Progress, when set, is called by Run before it imports each file:
 	// the i-th (from 0) of total.
 	Progress func(i, total int, path string)
+	// Sync keeps sessions as `sessfs sync` does (sync.go), for good: a
+	// source the agent rewrote is stored again as a new session, the one
+	// of what it was kept as it was (an import refuses it instead, for
+	// its user to decide), and meta.json's origin follows the file where
+	// it moves and says when it is back after it was found gone.
+	Sync bool
 }
 
 // Importer imports agents' session files into one store: each source file
@@ -42,6 +48,9 @@ type Importer struct {
 	// index is every imported session of the store, read on first use
 	// and kept up to date by this Importer's imports (index.go).
 	index map[sourceKey]*indexed
+	// Decoded counts the files decoded: those new or changed since they
+	// were imported; an unchanged one costs a read and a hash.
+	Decoded int
 }
 
 // New returns an Importer into st.
@@ -64,7 +73,15 @@ type Result struct {
 	// Stored says whether anything was stored: false for a source
 	// already imported whole and unchanged since.
 	Stored bool
-	Err    error // why the file was not imported, or not whole
+	// New says the session was created by this import. Replaced, with
+	// Options.Sync, is the session that keeps what the source was before
+	// the agent rewrote it; Name is the new session of what it is now.
+	New      bool
+	Replaced string
+	// Gone says a sync found the file deleted: its session stays as it
+	// was, and its meta.json says when (Syncer).
+	Gone bool
+	Err  error // why the file was not imported, or not whole
 }
 
 // Run imports every file SourceFiles finds under paths, in that order,
@@ -93,23 +110,24 @@ func (r *Importer) Run(paths []string, done func(Result)) error {
 // file creates one session from one source file, or brings the one an
 // earlier import made of it up to date with what the source gained since.
 func (r *Importer) file(path string) Result {
-	name, stored, err := r.importFile(path)
-	return Result{Path: path, Name: name, Stored: stored, Err: err}
+	res := r.importFile(path)
+	res.Path = path
+	return res
 }
 
-// importFile is file: the session's name and whether anything was stored.
-func (r *Importer) importFile(path string) (string, bool, error) {
+// importFile is file, but for the Result's Path.
+func (r *Importer) importFile(path string) Result {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", false, err
+		return Result{Err: err}
 	}
 	data = completeLines(data)
 	format, err := r.sourceFormat(data, r.opts.Format)
 	if err != nil {
-		return "", false, err
+		return Result{Err: err}
 	}
 	// A source already imported whole and unchanged since costs a hash,
-	// not a decode: what mount --source does for every file it mirrors.
+	// not a decode: what mount --source and sync do for every file.
 	var (
 		k      sourceKey
 		looked bool // whether s and m are what find says of k
@@ -119,44 +137,59 @@ func (r *Importer) importFile(path string) (string, bool, error) {
 	if id, err := PeekID(bytes.NewReader(data), format); err == nil {
 		k, looked = keyOf(format, id, path), true
 		if s, m, err = r.find(k); err != nil {
-			return "", false, err
+			return Result{Err: err}
 		}
 		if s != nil && upToDate(m, data) {
-			return m.Name, false, nil
+			return Result{Name: m.Name, Err: r.seenAt(s, m, path)}
 		}
 	}
+	r.Decoded++
 	src, err := Decode(bytes.NewReader(data), format)
 	if err != nil {
-		return "", false, err
+		return Result{Err: err}
 	}
 	main, forks, err := src.Branches()
 	if err != nil {
-		return "", false, err
+		return Result{Err: err}
 	}
 	if sk := keyOf(format, src.SourceID, path); !looked || sk != k {
 		k = sk
 		if s, m, err = r.find(k); err != nil {
-			return "", false, err
+			return Result{Err: err}
 		}
 	}
-	created := s == nil
-	if created {
-		if s, m, err = r.newSession(k, src, data, path); err != nil {
-			return "", false, err
+	res := Result{New: s == nil}
+	if s != nil {
+		if err := r.sameSource(m, data); errors.Is(err, ErrRewritten) && r.opts.Sync {
+			res = Result{New: true, Replaced: m.Name}
+			old := s
+			if s, m, err = r.newSession(k, src, data, path); err != nil {
+				return Result{Name: res.Replaced, Err: err}
+			}
+			if err := r.replace(k, old, s, m); err != nil {
+				return Result{Name: m.Name, Err: err}
+			}
+		} else if err != nil {
+			return Result{Name: m.Name, Err: err}
+		} else if err := r.seenAt(s, m, path); err != nil {
+			return Result{Name: m.Name, Err: err}
 		}
-	} else if err := r.sameSource(m, data); err != nil {
-		return m.Name, false, err
+	} else if s, m, err = r.newSession(k, src, data, path); err != nil {
+		return Result{Err: err}
 	}
+	res.Name = m.Name
 	n, err := storeMissing(s, main, forks)
+	res.Stored = res.New || n > 0
 	if err != nil {
-		return m.Name, created, err
+		res.Err = err
+		return res
 	}
-	if created || n > 0 || !upToDate(m, data) {
+	if res.New || n > 0 || !upToDate(m, data) {
 		if err := recordImported(s, data); err != nil {
-			return m.Name, true, err
+			res.Err = err
 		}
 	}
-	return m.Name, created || n > 0, nil
+	return res
 }
 
 // newSession makes the session of source k, named for what it is (see

@@ -31,6 +31,8 @@ type indexed struct {
 	id     string // the session's id in the store
 	parent string // meta.json's parent
 	forked string // the source's forked_from_id, for linkForks
+	path   string // where the source was last found
+	gone   bool   // whether a sync found it deleted
 }
 
 // load reads the source of every active and archived session once. A
@@ -63,16 +65,16 @@ func (r *Importer) load() error {
 	return nil
 }
 
-// add indexes session id, whose meta.json is m, if it was imported. Of
-// two sessions of one source (a copy restored from the trash), the first
-// one stays.
+// add indexes session id, whose meta.json is m, if it was imported and
+// not replaced by a session of what its source became. Of two sessions of
+// one source (a copy restored from the trash), the first one stays.
 func (r *Importer) add(id string, m backing.Meta) {
 	o, ok := OriginOf(m)
-	if !ok || o.Format == "" {
+	if !ok || o.Format == "" || o.ReplacedBy != "" {
 		return
 	}
 	if k := o.key(); r.index[k] == nil {
-		r.index[k] = &indexed{id: id, parent: m.Parent, forked: o.Forked}
+		r.index[k] = &indexed{id: id, parent: m.Parent, forked: o.Forked, path: o.Path, gone: o.Gone != ""}
 	}
 }
 

@@ -21,6 +21,13 @@ type Origin struct {
 	Subagent string // "subagent": "agent-<id>" for a subagent's own file
 	Forked   string // "forked_from_id": the Codex session this one was forked from
 
+	// What a sync found of the source since (sync.go): Gone is when the
+	// file was found deleted (RFC 3339, "" while it is there); ReplacedBy
+	// is the session that keeps the source as the agent rewrote it, this
+	// one keeping it as it was.
+	Gone       string // "gone"
+	ReplacedBy string // "replaced_by"
+
 	// What has been imported of the source: its first Bytes bytes, of
 	// hash SHA256, every line of them stored when Complete. Bytes is nil
 	// for a session imported by a sessfs that did not record them.
@@ -75,6 +82,10 @@ func (o *Origin) set(fields map[string]json.RawMessage) {
 			field = &o.Subagent
 		case "forked_from_id":
 			field = &o.Forked
+		case "gone":
+			field = &o.Gone
+		case "replaced_by":
+			field = &o.ReplacedBy
 		case "bytes":
 			field = &o.Bytes
 		case "sha256":
@@ -101,7 +112,8 @@ func (o Origin) MarshalJSON() ([]byte, error) {
 		fields[k] = v
 	}
 	for k, v := range map[string]string{"format": string(o.Format), "id": o.ID, "path": o.Path,
-		"subagent": o.Subagent, "forked_from_id": o.Forked, "sha256": o.SHA256} {
+		"subagent": o.Subagent, "forked_from_id": o.Forked, "sha256": o.SHA256,
+		"gone": o.Gone, "replaced_by": o.ReplacedBy} {
 		if v != "" {
 			fields[k] = v
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/sessfs/sessfs/backing/importer"
@@ -43,7 +44,11 @@ func runImport(args []string) int {
 	}
 	if len(rest) == 0 {
 		var err error
-		if rest, err = agentFolders(importer.Format(*format)); err != nil {
+		var only []importer.Format
+		if *format != "auto" {
+			only = append(only, importer.Format(*format))
+		}
+		if rest, err = agentFolders("import", only...); err != nil {
 			return c.fail(err)
 		}
 	}
@@ -85,25 +90,26 @@ func runImport(args []string) int {
 	return exitOK
 }
 
-// agentFolders are the folders of the agents' sessions that exist, of the
-// agent of format (or of every agent, for auto), said on stderr; an error
-// that says where it looked when there is none.
-func agentFolders(format importer.Format) ([]string, error) {
+// agentFolders are the folders of the agents' sessions that exist, of
+// the agents of formats (of every agent when none is given), said on
+// stderr by command cmd; an error that says where it looked when there is
+// none.
+func agentFolders(cmd string, formats ...importer.Format) ([]string, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return nil, fmt.Errorf("no PATH given, and no home folder to find the agents' sessions in: %w", err)
 	}
 	var paths []string
 	for _, f := range importer.AgentFolders(os.Getenv, home) {
-		if format == "auto" || f.Format == format {
+		if len(formats) == 0 || slices.Contains(formats, f.Format) {
 			paths = append(paths, f.Path)
 		}
 	}
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("no PATH given, and no agent's sessions found in ~/.claude/projects, " +
-			"~/.codex/sessions, ~/.codex/archived_sessions or ~/.gemini/tmp (nor where $CLAUDE_CONFIG_DIR or $CODEX_HOME say); " +
-			"name the files or folders to import")
+		return nil, fmt.Errorf("no PATH given, and no agent's sessions found in ~/.claude/projects, "+
+			"~/.codex/sessions, ~/.codex/archived_sessions or ~/.gemini/tmp (nor where $CLAUDE_CONFIG_DIR or $CODEX_HOME say); "+
+			"name the files or folders to %s", cmd)
 	}
-	fmt.Fprintf(os.Stderr, "sessfs import: from %s\n", strings.Join(paths, ", "))
+	fmt.Fprintf(os.Stderr, "sessfs %s: from %s\n", cmd, strings.Join(paths, ", "))
 	return paths, nil
 }

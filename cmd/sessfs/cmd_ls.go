@@ -37,7 +37,10 @@ type sessionJSON struct {
 	Provider     string    `json:"provider,omitempty"`
 	Parent       string    `json:"parent,omitempty"`
 	Trashed      time.Time `json:"trashed,omitzero"`
-	Error        string    `json:"error,omitempty"`
+	// SourceGone is when sync found the agent's file of an imported
+	// session deleted; the session is all there is of it now.
+	SourceGone time.Time `json:"source_gone,omitzero"`
+	Error      string    `json:"error,omitempty"`
 }
 
 type usageJSON struct {
@@ -77,6 +80,9 @@ func row(st backing.Store, e backing.Entry) sessionJSON {
 		return out
 	}
 	out.Updated, out.Cwd, out.Model, out.Provider, out.Parent, out.Trashed = m.Updated, m.Cwd, m.Model, m.Provider, m.Parent, m.Trashed
+	if o, ok := importer.OriginOf(m); ok && o.Gone != "" {
+		out.SourceGone, _ = time.Parse(time.RFC3339, o.Gone)
+	}
 	if _, err := s.ViewID(""); err != nil {
 		out.Error = errorMessage(err)
 	}
@@ -213,6 +219,9 @@ func runLs(args []string) int {
 	fmt.Fprintf(tw, "NAME\tMESSAGES\tTOKENS\tCOST\tLAST ACTIVITY\t%sPROJECT\tTITLE\n", state)
 	for _, r := range rows {
 		title := shorten(r.Title, maxTitle)
+		if !r.SourceGone.IsZero() {
+			title = "(source gone) " + title
+		}
 		if r.Error != "" {
 			title = "error: " + r.Error
 		}

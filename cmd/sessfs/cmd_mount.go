@@ -132,17 +132,37 @@ func runMount(args []string) int {
 		return c.fail(err)
 	}
 	if sourceDir != "" {
-		mirror := importer.NewMirror(importer.New(st, importer.Options{
+		// What sessfs sync does, into a store of the mount's own: the
+		// first scan is done before the tree shows, then Watch follows.
+		syncer := importer.NewSyncer(importer.New(st, importer.Options{
 			Format:   sourceFormat,
 			AutoFlag: "--source auto",
-			RemoveCommand: func(name string) string {
-				return "sessfs rm --store " + shellQuote(root) + " " + shellQuote(name)
-			},
-		}), sourceDir, c.warn)
-		mirror.Sync()
+			Sync:     true,
+		}), []string{sourceDir}, func(r importer.Result) {
+			if r.Err != nil {
+				c.warn(fmt.Errorf("%s: %w", r.Path, r.Err))
+			}
+		})
+		first := make(chan error, 1)
 		stop := make(chan struct{})
 		defer close(stop)
-		go mirror.Follow(time.Second, stop)
+		go func() {
+			scans := 0 // Watch calls back from this goroutine alone
+			err := syncer.Watch(stop, rescanEvery, func(_ importer.ScanCounts, err error) {
+				if scans++; scans == 1 {
+					first <- err
+				} else if err != nil {
+					c.warn(err)
+				}
+			})
+			select {
+			case first <- err: // Watch could not start: no scan was made
+			default:
+			}
+		}()
+		if err := <-first; err != nil {
+			return c.fail(fmt.Errorf("--source %s: %w", sourceDir, err))
+		}
 	}
 	server, err := fs.Mount(mnt, fsnode.New(st, fo), fsnode.MountOptions(st, fo))
 	if err != nil {

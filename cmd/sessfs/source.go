@@ -6,14 +6,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // A mount of an agent's own folder (mount --source) serves a store kept
 // beside the user's, in the cache folder, that mirrors the folder: every
 // session file is imported into it at mount time and again whenever it
-// changes (importer.Mirror), so the same tree shows another agent's
+// changes (importer.Syncer, as sessfs sync), so the same tree shows another agent's
 // sessions read-only, and keeps up as the agent appends. The user's store
 // is never touched.
+
+// rescanEvery is how often a watch of agents' folders (sync --watch,
+// mount --source) scans them whole, in case the kernel lost an event: a
+// scan of unchanged files costs a stat each.
+const rescanEvery = 5 * time.Minute
 
 // sourceCache is the store that mirrors folder dir of format f.
 func sourceCache(f, dir string) (string, error) {

@@ -1,0 +1,263 @@
+package importer
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// Syncer keeps a store in step with folders of agent session files, for
+// good: `sessfs sync` keeps the user's store so, and `mount --source` a
+// store of its own in the cache. Every file is imported when the Syncer
+// first sees it and again whenever it changes, so the store shows the
+// agents' sessions and keeps up as they append. Nothing stored is ever
+// lost to what an agent does to its files:
+//   - a file deleted (an agent's cleanup) leaves its session as it was;
+//     meta.json's source records when it was found gone;
+//   - a file that changed other than by growing (rewritten) is stored
+//     again as a new session, and the old one keeps what it was, with
+//     "replaced_by" naming the new one (Options.Sync);
+//   - a file moved (Codex archives a rollout) is the same source: its
+//     session's origin follows it.
+//
+// A Syncer is not safe for concurrent use: Scan and Watch are called from
+// one goroutine.
+type Syncer struct {
+	imp     *Importer
+	folders []string
+	seen    map[string]fileStamp
+	report  func(Result)
+}
+
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+}
+
+// ScanCounts are what a Scan went through.
+type ScanCounts struct {
+	Files     int // source files found
+	Unchanged int // of them, already stored whole: read and hashed, not decoded
+	Stored    int // sessions created or grown
+	Gone      int // sessions whose source was found deleted
+	Failed    int // files that could not be imported
+}
+
+// NewSyncer returns a Syncer of folders that imports through imp (made
+// with Options.Sync) and calls report with the Result of each file that
+// stored something or failed, and of each source found gone (Result.Gone).
+func NewSyncer(imp *Importer, folders []string, report func(Result)) *Syncer {
+	abs := make([]string, len(folders))
+	for i, f := range folders {
+		if a, err := filepath.Abs(f); err == nil {
+			f = a
+		}
+		if real, err := filepath.EvalSymlinks(f); err == nil {
+			f = real // as SourceFiles names the files
+		}
+		abs[i] = filepath.Clean(f)
+	}
+	return &Syncer{imp: imp, folders: abs, seen: map[string]fileStamp{}, report: report}
+}
+
+// Scan imports every file that is new or changed since the Syncer last
+// saw it, then records the sources under its folders that are gone. Its
+// error is that of listing the folders or reading the store's index of
+// imports: then no source is taken for gone.
+func (y *Syncer) Scan() (ScanCounts, error) {
+	var c ScanCounts
+	files, err := SourceFiles(y.folders)
+	if err != nil {
+		return c, err
+	}
+	c.Files = len(files)
+	present := make(map[string]bool, len(files))
+	for _, path := range files {
+		present[path] = true
+		switch y.file(path) {
+		case fileStored:
+			c.Stored++
+		case fileFailed:
+			c.Failed++
+		case fileUnchanged:
+			c.Unchanged++
+		}
+	}
+	y.linkForks(c.Stored > 0)
+	gone, err := y.imp.goneUnder(y.folders, present)
+	for _, r := range gone {
+		y.report(r)
+	}
+	c.Gone = len(gone)
+	return c, err
+}
+
+type fileOutcome int
+
+const (
+	fileUnchanged fileOutcome = iota
+	fileStored
+	fileFailed
+)
+
+// file imports path if it changed since the Syncer last saw it. A file
+// tried is not tried again until it changes: one that cannot be imported
+// (an agent has only begun it, another program's) is reported once.
+func (y *Syncer) file(path string) fileOutcome {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileUnchanged // gone meanwhile: the gone check sees to it
+	}
+	stamp := fileStamp{fi.Size(), fi.ModTime()}
+	if y.seen[path] == stamp {
+		return fileUnchanged
+	}
+	r := y.imp.file(path)
+	y.seen[path] = stamp
+	switch {
+	case r.Err != nil:
+		y.report(r)
+		return fileFailed
+	case r.Stored:
+		y.report(r)
+		return fileStored
+	}
+	return fileUnchanged
+}
+
+// gone records, when path no longer exists, that the source of the
+// sessions last found there, or below it (a folder), is gone.
+func (y *Syncer) gone(path string) {
+	delete(y.seen, path)
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	rs, err := y.imp.markGone(func(p string) bool {
+		if p != path && !under(p, []string{path}) {
+			return false
+		}
+		_, err := os.Lstat(p)
+		return errors.Is(err, fs.ErrNotExist)
+	})
+	for _, r := range rs {
+		y.report(r)
+	}
+	if err != nil {
+		y.report(Result{Path: path, Err: err})
+	}
+}
+
+// linkForks links the sessions that came from another, once something was
+// stored.
+func (y *Syncer) linkForks(stored bool) {
+	if !stored {
+		return
+	}
+	if err := y.imp.linkForks(); err != nil {
+		y.report(Result{Err: err})
+	}
+}
+
+// goneUnder records as gone the source of each session last found under
+// one of folders, not in present and no longer there: an agent deleted
+// it. The Results name the file and the session.
+func (r *Importer) goneUnder(folders []string, present map[string]bool) ([]Result, error) {
+	if err := r.load(); err != nil {
+		return nil, err
+	}
+	return r.markGone(func(p string) bool {
+		if present[p] || !under(p, folders) {
+			return false
+		}
+		_, err := os.Lstat(p)
+		return errors.Is(err, fs.ErrNotExist)
+	})
+}
+
+// markGone records in meta.json, of each session whose source was last
+// found at a path that isGone says is gone, when it was found so.
+func (r *Importer) markGone(isGone func(path string) bool) ([]Result, error) {
+	if err := r.load(); err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	var out []Result
+	for _, e := range r.index {
+		if e.gone || e.path == "" || !isGone(e.path) {
+			continue
+		}
+		s, err := r.st.SessionByID(e.id)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		m, err := s.Meta()
+		if err != nil {
+			return out, err
+		}
+		if err := setOrigin(s, m, func(o *Origin) { o.Gone = now }); err != nil {
+			return out, err
+		}
+		e.gone = true
+		out = append(out, Result{Path: e.path, Name: m.Name, Gone: true})
+	}
+	return out, nil
+}
+
+// seenAt notes, when the importer syncs, that the source of session s
+// (meta.json m) is at path: where it moved, or back after it was found
+// gone.
+func (r *Importer) seenAt(s backing.Session, m backing.Meta, path string) error {
+	o, _ := OriginOf(m)
+	if !r.opts.Sync || (o.Path == path && o.Gone == "") {
+		return nil
+	}
+	if err := setOrigin(s, m, func(o *Origin) { o.Path, o.Gone = path, "" }); err != nil {
+		return err
+	}
+	if e := r.index[o.key()]; e != nil && e.id == s.ID() {
+		e.path, e.gone = path, false
+	}
+	return nil
+}
+
+// replace makes new the session of source k, old keeping what the source
+// was: old's origin names new, and the index finds new from now on.
+func (r *Importer) replace(k sourceKey, old, new backing.Session, newMeta backing.Meta) error {
+	m, err := old.Meta()
+	if err != nil {
+		return err
+	}
+	if err := setOrigin(old, m, func(o *Origin) { o.ReplacedBy = new.ID() }); err != nil {
+		return err
+	}
+	o, _ := OriginOf(newMeta)
+	r.index[k] = &indexed{id: new.ID(), parent: newMeta.Parent, forked: o.Forked, path: o.Path}
+	return nil
+}
+
+// setOrigin changes the origin meta.json m records for session s.
+func setOrigin(s backing.Session, m backing.Meta, change func(*Origin)) error {
+	o, _ := OriginOf(m)
+	change(&o)
+	raw, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	return s.SetExtra("source", raw)
+}
+
+// under says whether path is inside one of folders (absolute, clean).
+func under(path string, folders []string) bool {
+	for _, f := range folders {
+		if strings.HasPrefix(path, f+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}

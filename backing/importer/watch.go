@@ -1,0 +1,123 @@
+package importer
+
+import (
+	"errors"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// settle is how long Watch gathers the changes that follow one (an agent
+// writes a line in several writes) before it imports them: well within
+// the second in which a new line must show.
+const settle = 100 * time.Millisecond
+
+// Watch follows the Syncer's folders until stop is closed. It watches
+// them first (inotify, every folder below them too, and each folder made
+// later), then catches up with a Scan of what changed while it was not
+// running, and from then on imports each file soon after it changes and
+// records a deleted one as gone. It scans again every rescan, in case the
+// kernel dropped events (it says so, and Watch scans at once then).
+// scanned gets the counts of each Scan. Watch's error is that of starting
+// to watch; what goes wrong later is reported and Watch goes on.
+func (y *Syncer) Watch(stop <-chan struct{}, rescan time.Duration, scanned func(ScanCounts, error)) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	for _, f := range y.folders {
+		if err := y.watchTree(w, f); err != nil {
+			return err
+		}
+	}
+	scanned(y.Scan())
+	tick := time.NewTicker(rescan)
+	defer tick.Stop()
+	pending := map[string]bool{}
+	var flush <-chan time.Time
+	for {
+		select {
+		case <-stop:
+			return nil
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			if ev.Has(fsnotify.Create) {
+				if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+					// Files may be in it before its watch is: scan it.
+					if err := y.watchTree(w, ev.Name); err != nil {
+						y.report(Result{Path: ev.Name, Err: err})
+					}
+					if files, err := SourceFiles([]string{ev.Name}); err == nil {
+						for _, f := range files {
+							pending[f] = true
+						}
+					}
+					continue
+				}
+			}
+			if ev.Has(fsnotify.Chmod) && !ev.Has(fsnotify.Write) {
+				continue
+			}
+			pending[ev.Name] = true
+			if flush == nil {
+				flush = time.After(settle)
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return nil
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				scanned(y.Scan())
+			} else {
+				y.report(Result{Err: err})
+			}
+		case <-flush:
+			flush = nil
+			y.changed(pending)
+			clear(pending)
+		case <-tick.C:
+			scanned(y.Scan())
+		}
+	}
+}
+
+// changed imports the files of paths that are there and records those
+// that are not as gone.
+func (y *Syncer) changed(paths map[string]bool) {
+	stored := false
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		fi, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			y.gone(p)
+		case err != nil || fi.IsDir() || !isSourceName(filepath.Base(p)):
+		default:
+			stored = y.file(p) == fileStored || stored
+		}
+	}
+	y.linkForks(stored)
+}
+
+// watchTree watches folder dir and every folder below it.
+func (y *Syncer) watchTree(w *fsnotify.Watcher, dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path != dir && errors.Is(err, fs.ErrNotExist) {
+				return nil // gone meanwhile
+			}
+			return err
+		}
+		if d.IsDir() {
+			return w.Add(path)
+		}
+		return nil
+	})
+}
