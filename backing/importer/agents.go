@@ -20,6 +20,19 @@ type AgentFolder struct {
 //
 // getenv reads the environment (os.Getenv); home is the user's home.
 func AgentFolders(getenv func(string) string, home string) []AgentFolder {
+	var out []AgentFolder
+	for _, f := range AgentFoldersToBe(getenv, home) {
+		if fi, err := os.Stat(f.Path); err == nil && fi.IsDir() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// AgentFoldersToBe are the folders of AgentFolders, those that do not
+// exist yet too (the agent has not run on this machine): what a sync
+// --watch waits for.
+func AgentFoldersToBe(getenv func(string) string, home string) []AgentFolder {
 	claude := getenv("CLAUDE_CONFIG_DIR")
 	if claude == "" {
 		claude = filepath.Join(home, ".claude")
@@ -28,16 +41,10 @@ func AgentFolders(getenv func(string) string, home string) []AgentFolder {
 	if codex == "" {
 		codex = filepath.Join(home, ".codex")
 	}
-	var out []AgentFolder
-	for _, f := range []AgentFolder{
+	return []AgentFolder{
 		{ClaudeCode, filepath.Join(claude, "projects")},
 		{Codex, filepath.Join(codex, "sessions")},
 		{Codex, filepath.Join(codex, "archived_sessions")},
 		{Gemini, filepath.Join(home, ".gemini", "tmp")},
-	} {
-		if fi, err := os.Stat(f.Path); err == nil && fi.IsDir() {
-			out = append(out, f)
-		}
 	}
-	return out
 }

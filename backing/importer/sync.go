@@ -30,7 +30,11 @@ import (
 // one goroutine.
 type Syncer struct {
 	imp     *Importer
-	folders []string
+	folders []string // absolute and clean, links resolved where they exist
+	// awaited are folders that may not exist yet (an agent's own, before
+	// it first ran): Scan skips them while they do not, Watch waits for
+	// them to appear. The value says Watch has no watch on it yet.
+	awaited map[string]bool
 	seen    map[string]fileStamp
 	report  func(Result)
 }
@@ -52,18 +56,46 @@ type ScanCounts struct {
 // NewSyncer returns a Syncer of folders that imports through imp (made
 // with Options.Sync) and calls report with the Result of each file that
 // stored something or failed, and of each source found gone (Result.Gone).
-func NewSyncer(imp *Importer, folders []string, report func(Result)) *Syncer {
-	abs := make([]string, len(folders))
-	for i, f := range folders {
-		if a, err := filepath.Abs(f); err == nil {
-			f = a
-		}
-		if real, err := filepath.EvalSymlinks(f); err == nil {
-			f = real // as SourceFiles names the files
-		}
-		abs[i] = filepath.Clean(f)
+// A folder of folders that is missing is an error of Scan, but for those
+// of awaited, which Scan skips until they appear.
+func NewSyncer(imp *Importer, folders, awaited []string, report func(Result)) *Syncer {
+	y := &Syncer{imp: imp, awaited: map[string]bool{}, seen: map[string]fileStamp{}, report: report}
+	for _, f := range folders {
+		y.folders = append(y.folders, absFolder(f))
 	}
-	return &Syncer{imp: imp, folders: abs, seen: map[string]fileStamp{}, report: report}
+	for _, f := range awaited {
+		f = absFolder(f)
+		y.folders = append(y.folders, f)
+		y.awaited[f] = true
+	}
+	return y
+}
+
+// absFolder is folder f as SourceFiles names the files in it: absolute,
+// clean, its links resolved (when it exists).
+func absFolder(f string) string {
+	if a, err := filepath.Abs(f); err == nil {
+		f = a
+	}
+	if real, err := filepath.EvalSymlinks(f); err == nil {
+		f = real
+	}
+	return filepath.Clean(f)
+}
+
+// present are the Syncer's folders to scan now: all but the awaited ones
+// that do not exist yet.
+func (y *Syncer) present() []string {
+	var out []string
+	for _, f := range y.folders {
+		if _, ok := y.awaited[f]; ok {
+			if fi, err := os.Stat(f); err != nil || !fi.IsDir() {
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // Scan imports every file that is new or changed since the Syncer last
@@ -72,7 +104,8 @@ func NewSyncer(imp *Importer, folders []string, report func(Result)) *Syncer {
 // imports: then no source is taken for gone.
 func (y *Syncer) Scan() (ScanCounts, error) {
 	var c ScanCounts
-	files, err := SourceFiles(y.folders)
+	folders := y.present()
+	files, err := SourceFiles(folders)
 	if err != nil {
 		return c, err
 	}
@@ -90,7 +123,7 @@ func (y *Syncer) Scan() (ScanCounts, error) {
 		}
 	}
 	y.linkForks(c.Stored > 0)
-	gone, err := y.imp.goneUnder(y.folders, present)
+	gone, err := y.imp.goneUnder(folders, present)
 	for _, r := range gone {
 		y.report(r)
 	}

@@ -47,7 +47,7 @@ func (f *syncFixture) write(rel, data string) string {
 // syncer is a Syncer as a new sync process makes it: nothing seen yet.
 func (f *syncFixture) syncer() (*Syncer, *Importer) {
 	imp := New(f.st, Options{Sync: true})
-	return NewSyncer(imp, []string{f.folder}, func(r Result) { f.reports = append(f.reports, r) }), imp
+	return NewSyncer(imp, []string{f.folder}, nil, func(r Result) { f.reports = append(f.reports, r) }), imp
 }
 
 func (f *syncFixture) scan() ScanCounts {
@@ -262,7 +262,7 @@ func TestSyncUnlistedFolderLosesNothing(t *testing.T) {
 func TestSyncWatch(t *testing.T) {
 	f := newSyncFixture(t)
 	reports := make(chan Result, 100)
-	y := NewSyncer(New(f.st, Options{Sync: true}), []string{f.folder}, func(r Result) { reports <- r })
+	y := NewSyncer(New(f.st, Options{Sync: true}), []string{f.folder}, nil, func(r Result) { reports <- r })
 	stop := make(chan struct{})
 	scans := make(chan ScanCounts, 10)
 	done := make(chan error, 1)
@@ -325,5 +325,48 @@ func TestSyncWatch(t *testing.T) {
 func drain(ch chan Result, n int) {
 	for range n {
 		<-ch
+	}
+}
+
+// An awaited folder (an agent's own, before it first ran) is no error;
+// Watch takes the sessions of it once the agent makes it, however deep
+// the folders it makes on the way.
+func TestSyncWatchAwaitsFolders(t *testing.T) {
+	st, err := filestore.Open(t.TempDir(), filestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	projects := filepath.Join(home, ".claude", "projects")
+	reports := make(chan Result, 10)
+	y := NewSyncer(New(st, Options{Sync: true}), nil, []string{projects}, func(r Result) { reports <- r })
+	if c, err := y.Scan(); err != nil || c.Files != 0 {
+		t.Fatalf("scan of a folder not there yet: %+v, %v", c, err)
+	}
+	stop := make(chan struct{})
+	scans := make(chan error, 10)
+	done := make(chan error, 1)
+	go func() { done <- y.Watch(stop, time.Hour, func(_ ScanCounts, err error) { scans <- err }) }()
+	defer func() {
+		close(stop)
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := <-scans; err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(projects, "-home-me")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(line("s", "s1", "", "user", "First run")), 0o600)
+	select {
+	case r := <-reports:
+		if !r.New || r.Name != "first-run" {
+			t.Errorf("report: %+v", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session in the folder the agent made was not imported")
 	}
 }

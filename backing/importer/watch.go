@@ -32,10 +32,14 @@ func (y *Syncer) Watch(stop <-chan struct{}, rescan time.Duration, scanned func(
 	}
 	defer w.Close()
 	for _, f := range y.folders {
+		if _, ok := y.awaited[f]; ok {
+			continue // await's
+		}
 		if err := y.watchTree(w, f); err != nil {
 			return err
 		}
 	}
+	y.await(w, nil)
 	scanned(y.Scan())
 	tick := time.NewTicker(rescan)
 	defer tick.Stop()
@@ -51,17 +55,22 @@ func (y *Syncer) Watch(stop <-chan struct{}, rescan time.Duration, scanned func(
 			}
 			if ev.Has(fsnotify.Create) {
 				if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
-					// Files may be in it before its watch is: scan it.
-					if err := y.watchTree(w, ev.Name); err != nil {
-						y.report(Result{Path: ev.Name, Err: err})
-					}
-					if files, err := SourceFiles([]string{ev.Name}); err == nil {
-						for _, f := range files {
-							pending[f] = true
+					if y.inFolders(ev.Name) {
+						// Files may be in it before its watch is: take them.
+						if err := y.watchTree(w, ev.Name); err != nil {
+							y.report(Result{Path: ev.Name, Err: err})
 						}
+						queueFiles(pending, ev.Name)
+					}
+					y.await(w, pending) // it may be, or lead to, an awaited folder
+					if flush == nil {
+						flush = time.After(settle)
 					}
 					continue
 				}
+			}
+			if !y.inFolders(ev.Name) {
+				continue // a watch on the way to an awaited folder
 			}
 			if ev.Has(fsnotify.Chmod) && !ev.Has(fsnotify.Write) {
 				continue
@@ -83,6 +92,10 @@ func (y *Syncer) Watch(stop <-chan struct{}, rescan time.Duration, scanned func(
 			flush = nil
 			y.changed(pending)
 			clear(pending)
+			// An awaited folder deleted meanwhile is awaited again.
+			if y.await(w, pending); len(pending) > 0 {
+				flush = time.After(settle)
+			}
 		case <-tick.C:
 			scanned(y.Scan())
 		}
@@ -104,6 +117,53 @@ func (y *Syncer) changed(paths map[string]bool) {
 		}
 	}
 	y.linkForks(stored)
+}
+
+// await watches each awaited folder that has appeared since, and queues
+// its files into pending (when not nil: the first Scan takes them); for
+// one missing, it watches the nearest folder above it that exists, to
+// hear of the next folder on the way.
+func (y *Syncer) await(w *fsnotify.Watcher, pending map[string]bool) {
+	for f := range y.awaited {
+		if fi, err := os.Stat(f); err == nil && fi.IsDir() {
+			if y.awaited[f] { // not watched yet
+				y.awaited[f] = false
+				if err := y.watchTree(w, f); err != nil {
+					y.report(Result{Path: f, Err: err})
+				}
+				if pending != nil {
+					queueFiles(pending, f)
+				}
+			}
+			continue
+		}
+		y.awaited[f] = true
+		for up := filepath.Dir(f); ; up = filepath.Dir(up) {
+			if fi, err := os.Stat(up); err == nil && fi.IsDir() {
+				if err := w.Add(up); err != nil {
+					y.report(Result{Path: up, Err: err})
+				}
+				break
+			}
+			if up == filepath.Dir(up) {
+				break
+			}
+		}
+	}
+}
+
+// inFolders says whether path is one of the Syncer's folders, or in one.
+func (y *Syncer) inFolders(path string) bool {
+	return slices.Contains(y.folders, path) || under(path, y.folders)
+}
+
+// queueFiles adds the source files below dir to pending.
+func queueFiles(pending map[string]bool, dir string) {
+	if files, err := SourceFiles([]string{dir}); err == nil {
+		for _, f := range files {
+			pending[f] = true
+		}
+	}
 }
 
 // watchTree watches folder dir and every folder below it.

@@ -138,7 +138,7 @@ func runMount(args []string) int {
 			Format:   sourceFormat,
 			AutoFlag: "--source auto",
 			Sync:     true,
-		}), []string{sourceDir}, func(r importer.Result) {
+		}), []string{sourceDir}, nil, func(r importer.Result) {
 			if r.Err != nil {
 				c.warn(fmt.Errorf("%s: %w", r.Path, r.Err))
 			}

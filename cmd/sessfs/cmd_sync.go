@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -60,9 +61,16 @@ func runSync(args []string) int {
 	if *unit {
 		return printUnit(c, rest, *agents)
 	}
-	folders := rest
-	if len(folders) == 0 {
-		var err error
+	// PATHs must be there; the agents' own folders, watched, may come
+	// later (a service set up before an agent first ran).
+	folders, awaited := rest, []string(nil)
+	var err error
+	switch {
+	case len(rest) == 0 && *watch:
+		if awaited, err = agentFoldersToBe(formats); err != nil {
+			return c.fail(err)
+		}
+	case len(rest) == 0:
 		if folders, err = agentFolders("sync", formats...); err != nil {
 			return c.fail(err)
 		}
@@ -72,7 +80,7 @@ func runSync(args []string) int {
 		return c.fail(err)
 	}
 	failed := 0
-	syncer := importer.NewSyncer(importer.New(st, importer.Options{Sync: true}), folders, func(r importer.Result) {
+	syncer := importer.NewSyncer(importer.New(st, importer.Options{Sync: true}), folders, awaited, func(r importer.Result) {
 		if line := syncLine(r); r.Err != nil {
 			c.warn(fmt.Errorf("%s", line))
 			failed++
@@ -104,7 +112,7 @@ func runSync(args []string) int {
 		case err != nil:
 			c.warn(err)
 		case first:
-			fmt.Fprintf(os.Stderr, "sessfs sync: %s; watching %s\n", describeScan(counts), strings.Join(folders, ", "))
+			fmt.Fprintf(os.Stderr, "sessfs sync: %s; watching %s\n", describeScan(counts), strings.Join(append(folders, awaited...), ", "))
 		}
 		first = false
 	})
@@ -112,6 +120,22 @@ func runSync(args []string) int {
 		return c.fail(err)
 	}
 	return exitOK
+}
+
+// agentFoldersToBe are the folders where the agents of formats (all when
+// none is given) keep their sessions, whether they exist yet or not.
+func agentFoldersToBe(formats []importer.Format) ([]string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, fmt.Errorf("no PATH given, and no home folder to find the agents' sessions in: %w", err)
+	}
+	var out []string
+	for _, f := range importer.AgentFoldersToBe(os.Getenv, home) {
+		if len(formats) == 0 || slices.Contains(formats, f.Format) {
+			out = append(out, f.Path)
+		}
+	}
+	return out, nil
 }
 
 // syncLine is the log line of one file's Result.
