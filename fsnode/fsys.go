@@ -70,13 +70,16 @@ func New(st backing.Store, opts Options) *Root {
 // what it may cache: go-fuse puts the default in wherever a node leaves a
 // timeout zero, and the kernel keeps even a 1 ns timeout for a whole clock
 // tick, long enough for a stat right after an append to see the old size.
-// Names are cached for a second (lookupAttr); so are the attributes of
-// folders (dirAttr) and of renderings, which an append through this mount
-// refreshes as the change feed reports (live.go). Other files are never
+// Names are cached for a second (lookupAttr); the attributes of folders
+// (dirAttr) and of renderings for half a second, which an append through
+// this mount refreshes as the change feed reports (live.go). Half: a
+// rendering that is not open hears of another writer's change at its next
+// stat after that, and a line an agent writes must show within a second
+// of it (sync --watch), the import taking the rest. Other files are never
 // cached.
 const (
 	entryTimeout = time.Second
-	attrTimeout  = time.Second
+	attrTimeout  = 500 * time.Millisecond
 )
 
 // MountOptions are the go-fuse options for a mount of the store.

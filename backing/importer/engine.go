@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/sessfs/sessfs/backing"
 )
@@ -48,6 +49,9 @@ type Importer struct {
 	// index is every imported session of the store, read on first use
 	// and kept up to date by this Importer's imports (index.go).
 	index map[sourceKey]*indexed
+	// waitBegun leaves a new file the agent has only begun for later
+	// (Result.Later): Syncer.Watch, which takes it at its next change.
+	waitBegun bool
 	// Decoded counts the files decoded: those new or changed since they
 	// were imported; an unchanged one costs a read and a hash.
 	Decoded int
@@ -78,6 +82,9 @@ type Result struct {
 	// the agent rewrote it; Name is the new session of what it is now.
 	New      bool
 	Replaced string
+	// Later says a new file was left for later by a Syncer's Watch: the
+	// agent has only begun it (see begun).
+	Later bool
 	// Gone says a sync found the file deleted: its session stays as it
 	// was, and its meta.json says when (Syncer).
 	Gone bool
@@ -158,6 +165,9 @@ func (r *Importer) importFile(path string) Result {
 			return Result{Err: err}
 		}
 	}
+	if s == nil && r.waitBegun && begun(src, path) {
+		return Result{Later: true}
+	}
 	res := Result{New: s == nil}
 	if s != nil {
 		if err := r.sameSource(m, data); errors.Is(err, ErrRewritten) && r.opts.Sync {
@@ -216,6 +226,20 @@ func (r *Importer) newSession(k sourceKey, src *Session, data []byte, path strin
 	}
 	r.add(s.ID(), m)
 	return s, m, nil
+}
+
+// begun says whether a new source is one an agent has only begun: no
+// title yet (the user's prompt is still to come: Codex writes its session
+// line and context first), and written in the last minute. A watch leaves
+// it for later, so that its session is named for its prompt rather than
+// its id; one that never gets a title is taken by the first scan after it
+// is a minute old.
+func begun(src *Session, path string) bool {
+	if src.Title != "" {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && time.Since(fi.ModTime()) < time.Minute
 }
 
 // sourceFormat is the format of a source: what its content says, which

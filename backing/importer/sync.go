@@ -152,6 +152,9 @@ func (y *Syncer) file(path string) fileOutcome {
 		return fileUnchanged
 	}
 	r := y.imp.file(path)
+	if r.Later {
+		return fileUnchanged // not seen: the next change or scan takes it
+	}
 	y.seen[path] = stamp
 	switch {
 	case r.Err != nil:

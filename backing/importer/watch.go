@@ -31,6 +31,8 @@ func (y *Syncer) Watch(stop <-chan struct{}, rescan time.Duration, scanned func(
 		return err
 	}
 	defer w.Close()
+	y.imp.waitBegun = true
+	defer func() { y.imp.waitBegun = false }()
 	for _, f := range y.folders {
 		if _, ok := y.awaited[f]; ok {
 			continue // await's
