@@ -27,8 +27,11 @@ var uuidAtEnd = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 
 var agentCases = []agentCase{
 	{
-		name:  "claude-code",
-		start: func(t *testing.T) (*agents.Server, *agents.Runner) { api := agents.NewAnthropic(t); return api, agents.Claude(t, api) },
+		name: "claude-code",
+		start: func(t *testing.T) (*agents.Server, *agents.Runner) {
+			api := agents.NewAnthropic(t)
+			return api, agents.Claude(t, api)
+		},
 		tool:  agents.AnthropicTool,
 		turn1: func(p string) []string { return []string{"-p", p, "--allowedTools", agents.AnthropicTool} },
 		resume: func(file, p string) []string {
@@ -37,8 +40,11 @@ var agentCases = []agentCase{
 		},
 	},
 	{
-		name:  "codex",
-		start: func(t *testing.T) (*agents.Server, *agents.Runner) { api := agents.NewOpenAI(t); return api, agents.Codex(t, api) },
+		name: "codex",
+		start: func(t *testing.T) (*agents.Server, *agents.Runner) {
+			api := agents.NewOpenAI(t)
+			return api, agents.Codex(t, api)
+		},
 		tool:  agents.OpenAITool,
 		turn1: func(p string) []string { return []string{"exec", "--skip-git-repo-check", p} },
 		resume: func(file, p string) []string {
@@ -47,8 +53,11 @@ var agentCases = []agentCase{
 		},
 	},
 	{
-		name:   "gemini",
-		start:  func(t *testing.T) (*agents.Server, *agents.Runner) { api := agents.NewGemini(t); return api, agents.Gemini(t, api) },
+		name: "gemini",
+		start: func(t *testing.T) (*agents.Server, *agents.Runner) {
+			api := agents.NewGemini(t)
+			return api, agents.Gemini(t, api)
+		},
 		tool:   agents.GeminiTool,
 		turn1:  func(p string) []string { return []string{"-p", p} },
 		resume: func(_, p string) []string { return []string{"--resume", "latest", "-p", p} },
