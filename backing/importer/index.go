@@ -31,6 +31,9 @@ type indexed struct {
 	id     string // the session's id in the store
 	parent string // meta.json's parent
 	forked string // the source's forked_from_id, for linkForks
+	// noMessages says the source held no message when it was imported:
+	// a Gemini CLI --resume's left-behind file (linkResumeStarts).
+	noMessages bool
 }
 
 // load reads the source of every active and archived session once. A
@@ -72,7 +75,7 @@ func (r *Importer) add(id string, m backing.Meta) {
 		return
 	}
 	if k := o.key(); r.index[k] == nil {
-		r.index[k] = &indexed{id: id, parent: m.Parent, forked: o.Forked}
+		r.index[k] = &indexed{id: id, parent: m.Parent, forked: o.Forked, noMessages: heldNoMessages(o)}
 	}
 }
 
@@ -99,8 +102,9 @@ func (r *Importer) find(k sourceKey) (backing.Session, backing.Meta, error) {
 
 // linkForks sets the parent of every imported session that came from
 // another: a Codex session forked from one (forked_from_id), a Claude Code
-// subagent's file from its session. Run after each import, so the link is
-// made whichever file comes first.
+// subagent's file from its session, a Gemini CLI --resume's left-behind
+// file from its session (which it also archives: linkResumeStarts). Run
+// after each import, so the link is made whichever file comes first.
 func (r *Importer) linkForks() error {
 	if err := r.load(); err != nil {
 		return err
@@ -132,5 +136,5 @@ func (r *Importer) linkForks() error {
 		}
 		e.parent = parent.ID()
 	}
-	return nil
+	return r.linkResumeStarts()
 }
