@@ -217,3 +217,72 @@ func TestRoundTripCodex(t *testing.T) {
 		answers: []string{answer1, answer2},
 	}, file)
 }
+
+// TestRoundTripGeminiCLI: Gemini CLI 0.61 on `--resume` starts a file of
+// its own, session-<minute>-<id[:8]>.jsonl, with the metadata line and the
+// session context, then writes the resumed turn to the session's own file
+// and leaves the one it started with no message. The two files import as
+// one active session showing both turns, list_directory and its output
+// included, and the left file archived under it; each exports as the same
+// bytes.
+func TestRoundTripGeminiCLI(t *testing.T) {
+	api := agents.NewGemini(t)
+	c := agents.Gemini(t, api)
+	c.MustRun(t, "-p", prompt1)
+	turn1 := api.ToolCalls(agents.GeminiTool)
+	answer1 := checkTurn(t, turn1, prompt1)
+	chats := filepath.Join(c.Home, ".gemini", "tmp", filepath.Base(c.Dir), "chats")
+	written := onlyFile(t, filepath.Join(chats, "session-*.jsonl"))
+	// A resume in the minute the session started names its own file the
+	// same as the session's (the name is the minute and the id), and
+	// writes into it; the usual case, a resume in a later minute, is made
+	// certain by dating the session's file back. Gemini CLI finds the
+	// session by the id at the name's end and the times inside.
+	own := filepath.Join(chats, regexp.MustCompile(`session-[0-9T-]{16}-`).ReplaceAllString(filepath.Base(written), "session-2000-01-01T00-00-"))
+	if err := os.Rename(written, own); err != nil {
+		t.Fatal(err)
+	}
+	c.MustRun(t, "--resume", "latest", "-p", prompt2)
+	turn2 := api.ToolCalls(agents.GeminiTool)[len(turn1):]
+	checkResumed(t, turn2, prompt1, answer1)
+	answer2 := checkTurn(t, turn2, prompt2)
+
+	files, err := filepath.Glob(filepath.Join(chats, "session-*.jsonl"))
+	if err != nil || len(files) != 2 || files[0] != own {
+		t.Fatalf("want the session's file and the one the resume started, got %q (%v)", files, err)
+	}
+	started := files[1]
+	// What the real CLI did: the resumed turn went to the session's own
+	// file; the started one holds the metadata and $set lines only.
+	fileHolds(t, own, prompt1, prompt2, answer2, `{"$set":{"sessionId":`)
+	data, err := os.ReadFile(started)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for i, line := range lines {
+		var fields map[string]json.RawMessage
+		json.Unmarshal([]byte(line), &fields)
+		metadata := i == 0 && fields["sessionId"] != nil && fields["type"] == nil
+		if _, set := fields["$set"]; !metadata && (!set || len(fields) != 1) {
+			t.Errorf("the file the resume started holds more than the metadata and $set lines: line %d:\n%s", i+1, line)
+		}
+	}
+
+	s, names := importAndCheck(t, conversation{
+		agent: "gemini", tool: agents.GeminiTool, input: `"dir_path": "."`,
+		answers: []string{answer1, answer2},
+	}, own, started)
+	var session, left listed
+	for _, l := range s.ls("--all") {
+		switch l.Name {
+		case names[0]:
+			session = l
+		case names[1]:
+			left = l
+		}
+	}
+	if left.State != "archived" || left.Parent == "" || left.Parent != session.ID || left.Messages != 0 {
+		t.Errorf("the file the resume started imports as %+v, want archived with parent %s", left, session.ID)
+	}
+}
