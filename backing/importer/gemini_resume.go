@@ -22,7 +22,10 @@ import "github.com/sessfs/sessfs/backing"
 // child, so ls shows the conversation once, with all its turns.
 
 // noMessagesKey is the key of meta.json's "source" that says the source
-// held no message line when it was imported (set by the Gemini decoder).
+// held no message line when it was first imported (set by the Gemini
+// decoder, recorded with the session; a later import of more lines does
+// not clear it: linkResumeStarts only trusts it of a file named after
+// another of its id, which Gemini CLI never writes to again).
 const noMessagesKey = "no_messages"
 
 func heldNoMessages(o Origin) bool { return string(o.rest[noMessagesKey]) == "true" }

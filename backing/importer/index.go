@@ -31,7 +31,7 @@ type indexed struct {
 	id     string // the session's id in the store
 	parent string // meta.json's parent
 	forked string // the source's forked_from_id, for linkForks
-	// noMessages says the source held no message when it was imported:
+	// noMessages says the source held no message when first imported:
 	// a Gemini CLI --resume's left-behind file (linkResumeStarts).
 	noMessages bool
 }
