@@ -85,8 +85,10 @@
 // functionResponse); a user line of function responses is role "tool";
 // the session context (<session_context>) is environment context. The cwd
 // is the session context's workspace when its SHA-256 is the projectHash.
-// A --resume may start a new file under the same session id, so a Gemini
-// source is known by its id and its file's name. An older whole document
+// A --resume starts a new file under the same session id (and leaves it
+// with no message: gemini_resume.go), so a Gemini source is known by its
+// id and its file's name; a file of no message beside an earlier file of
+// its id is archived, a child of that file's session. An older whole document
 // (gemini_json.go) is cut at line ends into parts, one a message, so its
 // "source_line" can hold several lines of the file; it is rewritten whole
 // at each update, so a later import of a changed one is refused

@@ -294,5 +294,10 @@ func (d *geminiDecoder) session() *Session { return &d.s }
 
 func (d *geminiDecoder) finish() *Session {
 	d.s.Title = backing.TitleOf(d.firstPrompt, backing.TitleMax)
+	if len(d.s.Messages) == 0 {
+		// Only the metadata and $set lines: the file a --resume started
+		// and left (gemini_resume.go), or a run with no prompt yet.
+		d.s.setExtra(noMessagesKey, json.RawMessage("true"))
+	}
 	return &d.s
 }

@@ -33,6 +33,9 @@ type indexed struct {
 	forked string // the source's forked_from_id, for linkForks
 	path   string // where the source was last found
 	gone   bool   // whether a sync found it deleted
+	// noMessages says the source held no message when first imported:
+	// a Gemini CLI --resume's left-behind file (linkResumeStarts).
+	noMessages bool
 }
 
 // load reads the source of every active and archived session once. A
@@ -74,7 +77,7 @@ func (r *Importer) add(id string, m backing.Meta) {
 		return
 	}
 	if k := o.key(); r.index[k] == nil {
-		r.index[k] = &indexed{id: id, parent: m.Parent, forked: o.Forked, path: o.Path, gone: o.Gone != ""}
+		r.index[k] = &indexed{id: id, parent: m.Parent, forked: o.Forked, path: o.Path, gone: o.Gone != "", noMessages: heldNoMessages(o)}
 	}
 }
 
@@ -101,8 +104,9 @@ func (r *Importer) find(k sourceKey) (backing.Session, backing.Meta, error) {
 
 // linkForks sets the parent of every imported session that came from
 // another: a Codex session forked from one (forked_from_id), a Claude Code
-// subagent's file from its session. Run after each import, so the link is
-// made whichever file comes first.
+// subagent's file from its session, a Gemini CLI --resume's left-behind
+// file from its session (which it also archives: linkResumeStarts). Run
+// after each import, so the link is made whichever file comes first.
 func (r *Importer) linkForks() error {
 	if err := r.load(); err != nil {
 		return err
@@ -134,5 +138,5 @@ func (r *Importer) linkForks() error {
 		}
 		e.parent = parent.ID()
 	}
-	return nil
+	return r.linkResumeStarts()
 }

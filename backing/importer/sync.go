@@ -273,7 +273,7 @@ func (r *Importer) replace(k sourceKey, old, new backing.Session, newMeta backin
 		return err
 	}
 	o, _ := OriginOf(newMeta)
-	r.index[k] = &indexed{id: new.ID(), parent: newMeta.Parent, forked: o.Forked, path: o.Path}
+	r.index[k] = &indexed{id: new.ID(), parent: newMeta.Parent, forked: o.Forked, path: o.Path, noMessages: heldNoMessages(o)}
 	return nil
 }
 

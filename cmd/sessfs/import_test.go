@@ -29,32 +29,49 @@ func TestImportRealSessions(t *testing.T) {
 	if err := json.Unmarshal([]byte(s.ok("ls", "--json")), &list); err != nil {
 		t.Fatal(err)
 	}
-	// A Gemini CLI file that a --resume started and left without a message
-	// line (all it holds is the session's metadata) imports no message.
-	empty := map[string]bool{}
+	// A Gemini CLI file with no message line (all it holds is the
+	// session's metadata and context: the file a --resume started and
+	// left, beside its session's file in the data) is kept, archived
+	// under the session of its id; every other file is an active session
+	// with messages.
+	noMessage := map[string]bool{}
 	for i, f := range files {
 		if realdata.Agent(f) != "gemini" {
 			continue
 		}
 		data, _ := os.ReadFile(f)
-		empty[names[i]] = true
+		noMessage[names[i]] = true
 		for _, line := range strings.Split(string(data), "\n") {
 			var l struct{ Type string }
 			if json.Unmarshal([]byte(line), &l) == nil && (l.Type == "user" || l.Type == "gemini") {
-				empty[names[i]] = false
+				noMessage[names[i]] = false
 			}
+		}
+	}
+	var all []struct {
+		Name, State, Parent string
+	}
+	if err := json.Unmarshal([]byte(s.ok("ls", "--all", "--json")), &all); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range all {
+		if noMessage[l.Name] && (l.State != "archived" || l.Parent == "") {
+			t.Errorf("%s, a Gemini CLI file of no message, is %s with parent %q: want archived under its session", l.Name, l.State, l.Parent)
 		}
 	}
 	total := 0
 	for _, l := range list {
-		if l.Messages == 0 && !empty[l.Name] {
-			t.Errorf("%s imported no message", l.Name)
+		if l.Messages == 0 || noMessage[l.Name] {
+			t.Errorf("%s is active with %d messages", l.Name, l.Messages)
 		}
 		total += l.Messages
 	}
-	// Each session shows as Markdown: a header naming its agent, then
-	// its turns.
+	// Each session with messages shows as Markdown: a header naming its
+	// agent, then its turns.
 	for _, n := range names {
+		if noMessage[n] {
+			continue
+		}
 		md := s.ok("show", n)
 		if !strings.HasPrefix(md, "# ") || !strings.Contains(md, "\n- agent: ") || !strings.Contains(md, "\n## Turn 1") {
 			t.Errorf("show %s starts %q", n, md[:min(300, len(md))])

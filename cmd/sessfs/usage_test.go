@@ -109,7 +109,9 @@ func catalogUsage(t *testing.T, dir string, wants map[string]map[string]backing.
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := st.(backing.Finder).Catalog(backing.CatalogQuery{})
+	// All: an imported session may be archived (a Gemini CLI --resume's
+	// left-behind file is).
+	entries, err := st.(backing.Finder).Catalog(backing.CatalogQuery{All: true})
 	if err != nil {
 		t.Fatal(err)
 	}

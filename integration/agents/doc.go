@@ -19,5 +19,9 @@
 // It is test support, imported by nothing the product builds. Its own
 // tests (agents_test.go) are the smoke tests: each CLI runs a two-turn
 // session against its stand-in, writes its native session file, and
-// resumes it with turn 1's history.
+// resumes it with turn 1's history. The round-trip tests
+// (roundtrip_test.go) take the files those sessions leave through the
+// sessfs command, built once in TestMain: import, show, export --format
+// md and --format original, byte for byte; for Gemini CLI, across the
+// two files a resume writes.
 package agents
