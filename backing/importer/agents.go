@@ -20,14 +20,7 @@ type AgentFolder struct {
 //
 // getenv reads the environment (os.Getenv); home is the user's home.
 func AgentFolders(getenv func(string) string, home string) []AgentFolder {
-	claude := getenv("CLAUDE_CONFIG_DIR")
-	if claude == "" {
-		claude = filepath.Join(home, ".claude")
-	}
-	codex := getenv("CODEX_HOME")
-	if codex == "" {
-		codex = filepath.Join(home, ".codex")
-	}
+	claude, codex := claudeHome(getenv, home), codexHome(getenv, home)
 	var out []AgentFolder
 	for _, f := range []AgentFolder{
 		{ClaudeCode, filepath.Join(claude, "projects")},
@@ -40,4 +33,20 @@ func AgentFolders(getenv func(string) string, home string) []AgentFolder {
 		}
 	}
 	return out
+}
+
+// claudeHome is Claude Code's folder: $CLAUDE_CONFIG_DIR, else ~/.claude.
+func claudeHome(getenv func(string) string, home string) string {
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(home, ".claude")
+}
+
+// codexHome is Codex's folder: $CODEX_HOME, else ~/.codex.
+func codexHome(getenv func(string) string, home string) string {
+	if d := getenv("CODEX_HOME"); d != "" {
+		return d
+	}
+	return filepath.Join(home, ".codex")
 }

@@ -45,14 +45,30 @@ type LeftOut map[string]int
 
 func (l LeftOut) add(what string) { l[what]++ }
 
-// String is "3 reasoning items, 2 events" (sorted, so stable), or "".
+// String is "3 reasoning items, 1 event" (sorted, so stable), or "".
 func (l LeftOut) String() string {
 	var parts []string
 	for what, n := range l {
+		if n == 1 {
+			what = singular(what)
+		}
 		parts = append(parts, fmt.Sprintf("%d %s", n, what))
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
+}
+
+// singular is what, a kind LeftOut counts, of one: its first word that
+// ends in "s", the plural noun, without it ("thinking block", "event").
+func singular(what string) string {
+	words := strings.Split(what, " ")
+	for i, w := range words {
+		if strings.HasSuffix(w, "s") {
+			words[i] = strings.TrimSuffix(w, "s")
+			break
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // NativeFormats are the formats WriteNative writes.
@@ -292,7 +308,7 @@ func (r *run) block(raw json.RawMessage) []part {
 	case "function_call_output", "custom_tool_call_output":
 		return []part{{kind: partResult, id: b.CallID, text: r.resultText(b.Output)}}
 	case "image", "input_image", "image_url", "document", "input_file":
-		r.left.add("images and files")
+		r.left.add("image or file blocks")
 		return nil
 	case "":
 		if p, ok := r.geminiPart(b.FunctionCall, b.FunctionResponse); ok {

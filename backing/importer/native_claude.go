@@ -112,7 +112,7 @@ func (w *claudeWriter) write(role string, parts []part, ts string) error {
 			// user's message that follows the call.
 			blocks = append([]any{claudeToolResult{"tool_result", p.id, p.text, p.failed}}, blocks...)
 		default:
-			w.r.left.add("tool calls and results on the wrong side")
+			w.r.left.add("tool blocks on the wrong side") // a call in a user's message, a result in the assistant's
 		}
 	}
 	if len(blocks) == 0 {

@@ -145,7 +145,7 @@ func (w *codexWriter) write(role string, parts []part, ts string) error {
 			}
 			err = w.item(ts, codexOutput{"function_call_output", p.id, out})
 		default:
-			w.r.left.add("tool calls and results on the wrong side")
+			w.r.left.add("tool blocks on the wrong side") // a call in a user's message, a result in the assistant's
 		}
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -302,7 +303,7 @@ func TestWriteNativeMadeInSessfs(t *testing.T) {
 		t.Run(string(f), func(t *testing.T) {
 			n, data, back := writeNative(t, s, f)
 			sameConversation(t, want, conversation(t, back.Messages))
-			if n.LeftOut["system messages"] != 1 || n.LeftOut.String() != "1 system messages" {
+			if n.LeftOut["system messages"] != 1 || n.LeftOut.String() != "1 system message" {
 				t.Errorf("left out: %q, want the system prompt counted", n.LeftOut)
 			}
 			if !bytes.Contains(data, []byte(`<here> &`)) {
@@ -326,5 +327,32 @@ func TestWriteNativeMadeInSessfs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// NativePath puts a Claude Code session in the folder of its cwd, links
+// resolved, every character not a letter or digit as "-"; a Codex rollout
+// under sessions/ by day, named for its time and id; each in the folder
+// the environment names, else in the home.
+func TestNativePath(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "my.project")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"CLAUDE_CONFIG_DIR": "/cfg/claude"}
+	getenv := func(k string) string { return env[k] }
+	got, err := NativePath(Native{Format: ClaudeCode, ID: "abc", Cwd: link}, getenv, "/home/u")
+	want := filepath.Join("/cfg/claude/projects", claudeProjectChars.ReplaceAllString(real, "-"), "abc.jsonl")
+	if err != nil || got != want || strings.Contains(filepath.Base(filepath.Dir(got)), "my") {
+		t.Errorf("Claude Code: %q, %v; want %q", got, err, want)
+	}
+	created := time.Date(2026, 11, 24, 8, 5, 9, 0, time.Local)
+	got, err = NativePath(Native{Format: Codex, ID: "abc", Created: created}, getenv, "/home/u")
+	if want := "/home/u/.codex/sessions/2026/11/24/rollout-2026-11-24T08-05-09-abc.jsonl"; err != nil || got != want {
+		t.Errorf("Codex: %q, %v; want %q", got, err, want)
+	}
+	if _, err := NativePath(Native{Format: Gemini}, getenv, "/home/u"); !errors.Is(err, ErrUnknownFormat) {
+		t.Errorf("Gemini: %v, want ErrUnknownFormat", err)
 	}
 }
