@@ -2,7 +2,8 @@
 // (mount, umount; mount --source shows an agent's own folder), creates,
 // lists (ls, last), finds (search, index), appends to, shows, forks,
 // renames, archives, trashes and sweeps sessions and their branches,
-// imports Claude Code and Codex sessions and exports any session, reports
+// imports Claude Code and Codex sessions and exports any session, continues
+// a branch in Claude Code or Codex (resume), reports
 // the tokens sessions spent and their cost (usage), and checks and
 // repairs the store (fsck). The commands are listed in main.go's table;
 // each is in cmd_<name>.go but umount (in cmd_mount.go), unarchive

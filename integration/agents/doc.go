@@ -19,5 +19,7 @@
 // It is test support, imported by nothing the product builds. Its own
 // tests (agents_test.go) are the smoke tests: each CLI runs a two-turn
 // session against its stand-in, writes its native session file, and
-// resumes it with turn 1's history.
+// resumes it with turn 1's history. resume_test.go continues sessions
+// from the store in them with sessfs resume, a branch forked after turn
+// 1, within one agent and across the two that can resume.
 package agents
