@@ -79,11 +79,16 @@ type nativeWriter interface {
 	// reuse writes a stored line of this same agent's source again, its
 	// ids rewritten; event says it was stored as an event.
 	reuse(line []byte, event bool) error
-	// write writes one stored message from its parts.
+	// write writes one stored message from its parts; role is user,
+	// assistant, tool or roleSummary.
 	write(role string, parts []part, ts string) error
 	// finish writes what must come even of an empty branch.
 	finish() error
 }
+
+// roleSummary is the role write is given for a compaction's summary: text
+// in the user's name that the user did not type.
+const roleSummary = "summary"
 
 // run is one WriteNative: the session's facts and the output.
 type run struct {
@@ -178,9 +183,10 @@ func (r *run) message(nw nativeWriter, f Format, raw []byte) error {
 		return nil
 	case m.Context == ctxCompaction:
 		// The summary is all that is left of what it replaced: kept, as
-		// text in the user's name, where the agents put theirs.
+		// text in the user's name, where the agents put theirs, marked
+		// as not typed (roleSummary).
 		if t := backing.FirstText(m.Content); t != "" {
-			return nw.write("user", []part{{kind: partText, text: t}}, m.TS)
+			return nw.write(roleSummary, []part{{kind: partText, text: t}}, m.TS)
 		}
 		return nil
 	case m.Context != "":

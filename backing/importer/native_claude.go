@@ -43,8 +43,10 @@ type claudeOut struct {
 	GitBranch   string  `json:"gitBranch"`
 	Type        string  `json:"type"`
 	Message     any     `json:"message"`
-	UUID        string  `json:"uuid"`
-	Timestamp   string  `json:"timestamp"`
+	// A compaction's summary, as Claude Code marks its own.
+	IsCompactSummary bool   `json:"isCompactSummary,omitempty"`
+	UUID             string `json:"uuid"`
+	Timestamp        string `json:"timestamp"`
 }
 
 // claudeRefs are the fields of a Claude Code line that name another
@@ -140,6 +142,7 @@ func (w *claudeWriter) write(role string, parts []part, ts string) error {
 			content = t.Text // a typed prompt, as Claude Code writes one
 		}
 		line.Message = claudeUserMsg{Role: "user", Content: content}
+		line.IsCompactSummary = role == roleSummary
 	}
 	w.parent = line.UUID
 	return w.r.writeLine(line)

@@ -115,7 +115,7 @@ func (w *codexWriter) line(typ, ts string, payload any) error {
 // message of its role, calls as function_call, results as
 // function_call_output. A user's text is followed by the user_message
 // event Codex writes for a prompt the human typed, so that it reads as a
-// prompt; an assistant's by its agent_message.
+// prompt (a summary's is not); an assistant's by its agent_message.
 func (w *codexWriter) write(role string, parts []part, ts string) error {
 	if err := w.start(); err != nil {
 		return err
@@ -132,7 +132,7 @@ func (w *codexWriter) write(role string, parts []part, ts string) error {
 			}
 		case p.kind == partText:
 			err = w.item(ts, codexMessageItem{"message", "user", []codexText{{"input_text", p.text}}})
-			if err == nil {
+			if err == nil && role != roleSummary {
 				err = w.line("event_msg", ts, map[string]any{"type": "user_message", "message": p.text,
 					"images": []string{}, "local_images": []string{}, "text_elements": []string{}})
 			}

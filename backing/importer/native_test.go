@@ -297,7 +297,8 @@ func mustRead(t *testing.T, path string) []byte {
 
 // A session made in sessfs (no source lines) is written from its content
 // in both formats: prompts, answers, a tool call in OpenAI's chat shape
-// and its result; a system prompt is left out and counted.
+// and its result, a compaction's summary; a system prompt is left out and
+// counted.
 func TestWriteNativeMadeInSessfs(t *testing.T) {
 	st, err := filestore.Open(t.TempDir(), filestore.Options{})
 	if err != nil {
@@ -309,6 +310,7 @@ func TestWriteNativeMadeInSessfs(t *testing.T) {
 	}
 	msgs := []string{
 		`{"role":"system","content":"You are terse."}`,
+		`{"role":"user","context":"compaction","content":"Summary: the user asked about files."}`,
 		`{"role":"user","content":"List the files <here> & say"}`,
 		`{"role":"assistant","content":"","tool_calls":[{"id":"call_1","type":"function","function":{"name":"shell","arguments":"{\"cmd\":\"ls\"}"}}]}`,
 		`{"role":"tool","tool_call_id":"call_1","content":"README.md\ncalc.py"}`,
@@ -329,6 +331,14 @@ func TestWriteNativeMadeInSessfs(t *testing.T) {
 			sameConversation(t, want, conversation(t, back.Messages))
 			if n.LeftOut["system messages"] != 1 || n.LeftOut.String() != "1 system message" {
 				t.Errorf("left out: %q, want the system prompt counted", n.LeftOut)
+			}
+			// The summary is kept, as text the user did not type: the
+			// read-back marks it as context, so it is not in want.
+			if !bytes.Contains(data, []byte("Summary: the user asked about files.")) {
+				t.Errorf("the compaction's summary is not in the file:\n%s", data)
+			}
+			if f == ClaudeCode && !bytes.Contains(data, []byte(`"isCompactSummary":true`)) {
+				t.Errorf("the summary is not marked isCompactSummary:\n%s", data)
 			}
 			if !bytes.Contains(data, []byte(`<here> &`)) {
 				t.Errorf("<, > and & are escaped in the file:\n%s", data)
