@@ -20,8 +20,8 @@ func runResume(args []string) int {
 	c := newCLI("resume", "[--agent claude-code|codex] [--branch B] [--print] SESSION",
 		`Continues a branch of SESSION in an agent: writes it, ancestry resolved and
 with the messages added in sessfs, as a new session of the agent, with a fresh
-id, where the agent looks for it (Claude Code: ~/.claude/projects, or
-$CLAUDE_CONFIG_DIR; Codex: ~/.codex/sessions, or $CODEX_HOME), records it in
+id, where the agent looks for it (Claude Code: projects/ of $CLAUDE_CONFIG_DIR
+or ~/.claude; Codex: sessions/ of $CODEX_HOME or ~/.codex), records it in
 meta.json under "resumed", and runs the agent's own resume command in the
 session's folder (claude --resume ID, codex resume ID). The agent is the
 session's own when it is Claude Code or Codex, else Claude Code; a session of
