@@ -33,18 +33,27 @@ func AgentFolders(getenv func(string) string, home string) []AgentFolder {
 // exist yet too (the agent has not run on this machine): what a sync
 // --watch waits for.
 func AgentFoldersToBe(getenv func(string) string, home string) []AgentFolder {
-	claude := getenv("CLAUDE_CONFIG_DIR")
-	if claude == "" {
-		claude = filepath.Join(home, ".claude")
-	}
-	codex := getenv("CODEX_HOME")
-	if codex == "" {
-		codex = filepath.Join(home, ".codex")
-	}
+	claude, codex := claudeHome(getenv, home), codexHome(getenv, home)
 	return []AgentFolder{
 		{ClaudeCode, filepath.Join(claude, "projects")},
 		{Codex, filepath.Join(codex, "sessions")},
 		{Codex, filepath.Join(codex, "archived_sessions")},
 		{Gemini, filepath.Join(home, ".gemini", "tmp")},
 	}
+}
+
+// claudeHome is Claude Code's folder: $CLAUDE_CONFIG_DIR, else ~/.claude.
+func claudeHome(getenv func(string) string, home string) string {
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(home, ".claude")
+}
+
+// codexHome is Codex's folder: $CODEX_HOME, else ~/.codex.
+func codexHome(getenv func(string) string, home string) string {
+	if d := getenv("CODEX_HOME"); d != "" {
+		return d
+	}
+	return filepath.Join(home, ".codex")
 }

@@ -20,6 +20,13 @@
 //   - Origin (origin.go) is the one typed record of meta.json's "source",
 //     read by OriginOf; SourceSeq is the one reader of a stored line's
 //     "source_seq".
+//   - WriteNative (native.go, native_claude.go, native_codex.go) writes a
+//     branch as a new Claude Code or Codex session with a fresh id, which
+//     the agent resumes: a line from that same agent again with only its
+//     ids rewritten, anything else from its stored content; what the agent
+//     cannot read is counted in LeftOut. NativePath and ResumeCommand
+//     (native_path.go) say where the agent looks for it and how it resumes
+//     it: sessfs resume and export --format claude-code|codex.
 //
 // The command line's part stays in cmd/sessfs: flags, the progress line,
 // printing results, how a message spells a command. This package imports

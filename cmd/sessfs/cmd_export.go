@@ -20,7 +20,7 @@ import (
 )
 
 func runExport(args []string) int {
-	c := newCLI("export", "[--format md|html|json|jsonl|original] [--branch B] [--redact] [-o FILE] SESSION",
+	c := newCLI("export", "[--format md|html|json|jsonl|original|claude-code|codex] [--branch B] [--redact] [-o FILE] SESSION",
 		`Writes SESSION to standard output or to FILE:
   md        Markdown, as transcript.md
   html      one self-contained page (no script, nothing loaded from the network)
@@ -28,10 +28,14 @@ func runExport(args []string) int {
   jsonl     the branch's messages, one a line, as messages.jsonl
   original  an imported session's source file, byte for byte as the agent wrote
             it; messages added in sessfs are left out, and stderr says how many
+  claude-code, codex
+            the branch as a new session file of that agent, with a fresh id,
+            which the agent can resume (see sessfs resume); what the agent
+            cannot read is left out, and stderr says what
 With --branch, that branch (default: the default branch; not for original).
 With --redact, secrets are masked: API keys, tokens, passwords in URLs, private
 keys (see README, Redaction). FILE is written whole or not at all.`)
-	format := c.fs.String("format", "md", "md, html, json, jsonl or original")
+	format := c.fs.String("format", "md", "md, html, json, jsonl, original, claude-code or codex")
 	branch := c.fs.String("branch", "", "the branch to export (default: the default branch)")
 	redact := c.fs.Bool("redact", false, "mask secrets (API keys, tokens, passwords, private keys)")
 	outPath := c.fs.StringP("output", "o", "", "write to `FILE` instead of standard output")
@@ -39,10 +43,15 @@ keys (see README, Redaction). FILE is written whole or not at all.`)
 	if !ok {
 		return code
 	}
-	switch *format {
-	case "md", "html", "json", "jsonl", "original":
+	native := *format == string(importer.ClaudeCode) || *format == string(importer.Codex)
+	switch {
+	case native:
+		if *redact {
+			return c.usageError("--redact: an agent's session file is written as the agent reads it; redact md, html, json or jsonl")
+		}
+	case *format == "md", *format == "html", *format == "json", *format == "jsonl", *format == "original":
 	default:
-		return c.usageError(fmt.Sprintf("--format %q: want md, html, json, jsonl or original", *format))
+		return c.usageError(fmt.Sprintf("--format %q: want md, html, json, jsonl, original, claude-code or codex", *format))
 	}
 	if *format == "original" && c.fs.Changed("branch") {
 		return c.usageError("--branch: an original is the whole source file, every branch of it")
@@ -55,11 +64,14 @@ keys (see README, Redaction). FILE is written whole or not at all.`)
 	// session; redaction goes piece by piece (a secret never spans two
 	// messages). To a file: whole or not at all.
 	var added []importer.Added // of an original: what it cannot hold
+	var written importer.Native
 	write := func(out io.Writer) error {
 		w := bufio.NewWriterSize(out, 64<<10)
 		x := exporter{w: w, redact: *redact}
 		var err error
-		if *format == "original" {
+		if native {
+			written, err = writeNative(w, importer.Format(*format), s, *branch, importer.NativeOptions{})
+		} else if *format == "original" {
 			added, err = x.original(s)
 		} else {
 			err = x.branch(s, *branch, *format)
@@ -76,6 +88,9 @@ keys (see README, Redaction). FILE is written whole or not at all.`)
 	}
 	if err != nil {
 		return c.fail(err)
+	}
+	if native {
+		reportLeftOut("export", written)
 	}
 	if len(added) > 0 {
 		// Written all the same: the original is what the agent wrote, but
@@ -120,6 +135,24 @@ func branchHint(added []importer.Added) string {
 		}
 	}
 	return ""
+}
+
+// writeNative writes branch (by name) of s as a new session file of
+// agent f (importer.WriteNative).
+func writeNative(w io.Writer, f importer.Format, s backing.Session, branch string, o importer.NativeOptions) (importer.Native, error) {
+	b, err := s.Branch(branch)
+	if err != nil {
+		return importer.Native{}, err
+	}
+	return importer.WriteNative(w, f, s, b.ID, o)
+}
+
+// reportLeftOut says on stderr what an agent's session file leaves out:
+// written all the same, but the user must know it is not everything.
+func reportLeftOut(cmd string, n importer.Native) {
+	if len(n.LeftOut) > 0 {
+		fmt.Fprintf(os.Stderr, "sessfs %s: left out of the %s: %s\n", cmd, n.Format.Noun(), n.LeftOut)
+	}
 }
 
 // exporter writes a session in one format, each piece redacted if asked.

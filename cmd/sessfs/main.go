@@ -2,7 +2,8 @@
 // (mount, umount; mount --source shows an agent's own folder), creates,
 // lists (ls, last), finds (search, index), appends to, shows, forks,
 // renames, archives, trashes and sweeps sessions and their branches,
-// imports Claude Code and Codex sessions and exports any session, reports
+// imports Claude Code and Codex sessions and exports any session, continues
+// a branch in Claude Code or Codex (resume), reports
 // the tokens sessions spent and their cost (usage), and checks and
 // repairs the store (fsck). The commands are listed in main.go's table;
 // each is in cmd_<name>.go but umount (in cmd_mount.go), unarchive
@@ -54,7 +55,8 @@ func commands() []command {
 		{"index", "build the search index again (index --rebuild)", runIndex},
 		{"append", "add messages to a session", runAppend},
 		{"show", "write a branch of a session as Markdown or JSON lines", runShow},
-		{"export", "write a session as Markdown, HTML, JSON, JSON lines or its original file", runExport},
+		{"export", "write a session as Markdown, HTML, JSON, JSON lines, its original file or an agent's session", runExport},
+		{"resume", "continue a branch of a session in Claude Code or Codex", runResume},
 		{"fork", "create a branch from another at its head, a turn or a message", runFork},
 		{"branches", "list the branches of a session", runBranches},
 		{"usage", "report the tokens sessions spent and their cost, by day, project, model or session", runUsage},

@@ -24,4 +24,7 @@
 // sessfs command, built once in TestMain: import, show, export --format
 // md and --format original, byte for byte; for Gemini CLI, across the
 // two files a resume writes.
+// resume_test.go continues sessions from the store in them with sessfs
+// resume, a branch forked after turn 1, within one agent and across the
+// two that can resume.
 package agents

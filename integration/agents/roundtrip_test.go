@@ -3,52 +3,15 @@ package agents_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/sessfs/sessfs/integration/agents"
 )
-
-// sessfsBin is the sessfs command, built once by TestMain for the
-// round-trip tests: they run it as a user does, on the files the real
-// agents wrote. buildErr is why it could not be built; only the tests
-// that need it fail on it, the smoke tests still run.
-var sessfsBin string
-var buildErr error
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "sessfs-agents-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	sessfsBin, buildErr = buildSessfs(dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// buildSessfs builds cmd/sessfs of this module into dir.
-func buildSessfs(dir string) (string, error) {
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if p, err := exec.LookPath("go"); err == nil {
-		goCmd = p
-	}
-	bin := filepath.Join(dir, "sessfs")
-	cmd := exec.Command(goCmd, "build", "-o", bin, "../../cmd/sessfs")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build ../../cmd/sessfs: %v\n%s", err, stderr.String())
-	}
-	return bin, nil
-}
 
 // sessfsStore runs the sessfs command on a store of its own.
 type sessfsStore struct {
