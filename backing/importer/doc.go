@@ -12,9 +12,15 @@
 //     found by its id, whatever its session is called now (index.go), and
 //     only the lines it gained are stored, each in its branch (seqs.go);
 //     one that changed other than by growing is refused (ErrRewritten).
+//     A file of the size and time meta.json records of the bytes stored
+//     is taken for unchanged without a read (the quick check, index.go).
 //     Sessions that came from another (a Codex fork, a subagent's file)
 //     are linked to it as parent.
-//   - Mirror keeps a store in step with an agent's folder: mount --source.
+//   - Syncer (sync.go, watch.go) keeps a store in step with the agents'
+//     folders, for good: sessfs sync [--watch] and mount --source. A
+//     deleted source leaves its session (meta.json's source records it
+//     "gone"), a moved one is followed, a rewritten one is stored again
+//     as a new session beside the old (Options.Sync).
 //   - Original and Verify give an imported session's source back byte for
 //     byte: export --format original.
 //   - Origin (origin.go) is the one typed record of meta.json's "source",

@@ -49,6 +49,9 @@ type Importer struct {
 	// index is every imported session of the store, read on first use
 	// and kept up to date by this Importer's imports (index.go).
 	index map[sourceKey]*indexed
+	// byPath is the index by where each source was last found, for the
+	// quick check (unchanged).
+	byPath map[string]*indexed
 	// waitBegun leaves a new file the agent has only begun for later
 	// (Result.Later): Syncer.Watch, which takes it at its next change.
 	waitBegun bool
@@ -124,6 +127,13 @@ func (r *Importer) file(path string) Result {
 
 // importFile is file, but for the Result's Path.
 func (r *Importer) importFile(path string) Result {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Result{Err: err}
+	}
+	if name, ok, err := r.unchanged(path, fi); ok || err != nil {
+		return Result{Name: name, Err: err}
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Result{Err: err}
@@ -147,7 +157,7 @@ func (r *Importer) importFile(path string) Result {
 			return Result{Err: err}
 		}
 		if s != nil && upToDate(m, data) {
-			return Result{Name: m.Name, Err: r.seenAt(s, m, path)}
+			return Result{Name: m.Name, Err: r.seenAt(s, m, path, fileTime(fi))}
 		}
 	}
 	r.Decoded++
@@ -181,7 +191,7 @@ func (r *Importer) importFile(path string) Result {
 			}
 		} else if err != nil {
 			return Result{Name: m.Name, Err: err}
-		} else if err := r.seenAt(s, m, path); err != nil {
+		} else if err := r.seenAt(s, m, path, ""); err != nil {
 			return Result{Name: m.Name, Err: err}
 		}
 	} else if s, m, err = r.newSession(k, src, data, path); err != nil {
@@ -195,7 +205,7 @@ func (r *Importer) importFile(path string) Result {
 		return res
 	}
 	if res.New || n > 0 || !upToDate(m, data) {
-		if err := recordImported(s, data); err != nil {
+		if err := r.recordImported(k, s, data, fileTime(fi)); err != nil {
 			res.Err = err
 		}
 	}
@@ -304,18 +314,31 @@ func (r *Importer) sameSource(m backing.Meta, data []byte) error {
 	return nil
 }
 
-// recordImported notes in meta.json the bytes now imported, all stored.
-func recordImported(s backing.Session, data []byte) error {
+// recordImported notes in meta.json the bytes now imported, all stored,
+// and the time of the file they were read from; the index (of source k)
+// too, for the quick check.
+func (r *Importer) recordImported(k sourceKey, s backing.Session, data []byte, mtime string) error {
 	m, err := s.Meta()
 	if err != nil {
 		return err
 	}
 	o, _ := OriginOf(m)
 	o.imported(data)
-	o.Complete = true
+	o.Complete, o.MTime = true, mtime
 	raw, err := json.Marshal(o)
 	if err != nil {
 		return err
 	}
-	return s.SetExtra("source", raw)
+	if err := s.SetExtra("source", raw); err != nil {
+		return err
+	}
+	if e := r.index[k]; e != nil && e.id == s.ID() {
+		e.stamp = quickStamp{int64(len(data)), mtime}
+	}
+	return nil
+}
+
+// fileTime is a file's modification time as Origin.MTime records it.
+func fileTime(fi os.FileInfo) string {
+	return fi.ModTime().UTC().Format(time.RFC3339Nano)
 }

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/sessfs/sessfs/backing"
@@ -33,6 +34,9 @@ type indexed struct {
 	forked string // the source's forked_from_id, for linkForks
 	path   string // where the source was last found
 	gone   bool   // whether a sync found it deleted
+	// stamp is the size and time of the file whose bytes are all stored,
+	// zero when unknown (see unchanged).
+	stamp quickStamp
 	// noMessages says the source held no message when first imported:
 	// a Gemini CLI --resume's left-behind file (linkResumeStarts).
 	noMessages bool
@@ -54,6 +58,7 @@ func (r *Importer) load() error {
 		return err
 	}
 	r.index = map[sourceKey]*indexed{}
+	r.byPath = map[string]*indexed{}
 	for _, name := range append(names, archived...) {
 		s, err := r.st.Session(name)
 		if err != nil {
@@ -77,7 +82,9 @@ func (r *Importer) add(id string, m backing.Meta) {
 		return
 	}
 	if k := o.key(); r.index[k] == nil {
-		r.index[k] = &indexed{id: id, parent: m.Parent, forked: o.Forked, path: o.Path, gone: o.Gone != "", noMessages: heldNoMessages(o)}
+		e := &indexed{id: id, parent: m.Parent, forked: o.Forked, gone: o.Gone != "", noMessages: heldNoMessages(o), stamp: o.quickStamp()}
+		r.index[k] = e
+		r.setPath(e, o.Path)
 	}
 }
 
@@ -99,6 +106,7 @@ func (r *Importer) find(k sourceKey) (backing.Session, backing.Meta, error) {
 		}
 	}
 	delete(r.index, k)
+	r.setPath(e, "")
 	return nil, backing.Meta{}, nil
 }
 
@@ -139,4 +147,52 @@ func (r *Importer) linkForks() error {
 		e.parent = parent.ID()
 	}
 	return r.linkResumeStarts()
+}
+
+// quickStamp is what the quick check compares: a file's size and time.
+type quickStamp struct {
+	size  int64
+	mtime string
+}
+
+// quickStamp is the stamp of the file whose bytes o records all stored,
+// zero when it records none.
+func (o Origin) quickStamp() quickStamp {
+	if o.Bytes == nil || !o.Complete || o.MTime == "" {
+		return quickStamp{}
+	}
+	return quickStamp{int64(*o.Bytes), o.MTime}
+}
+
+// unchanged is the quick check: whether the file at path, of info fi, is
+// the one a session's source records as stored whole, by its size and
+// time alone, without reading it; and that session's name.
+func (r *Importer) unchanged(path string, fi os.FileInfo) (string, bool, error) {
+	if err := r.load(); err != nil {
+		return "", false, err
+	}
+	e := r.byPath[path]
+	if e == nil || e.gone || e.stamp != (quickStamp{fi.Size(), fileTime(fi)}) {
+		return "", false, nil
+	}
+	s, err := r.st.SessionByID(e.id)
+	if err != nil {
+		return "", false, nil
+	}
+	m, err := s.Meta()
+	if err != nil || m.State == backing.StateTrashed {
+		return "", false, nil
+	}
+	return m.Name, true, nil
+}
+
+// setPath records that the source of index entry e was last found at path.
+func (r *Importer) setPath(e *indexed, path string) {
+	if r.byPath[e.path] == e {
+		delete(r.byPath, e.path)
+	}
+	e.path = path
+	if path != "" {
+		r.byPath[path] = e
+	}
 }

@@ -34,6 +34,10 @@ type Origin struct {
 	Bytes    *int   // "bytes"
 	SHA256   string // "sha256"
 	Complete bool   // "complete"
+	// MTime is the file's modification time when those bytes were read
+	// (RFC 3339, nanoseconds): a file of Bytes bytes and this time is
+	// taken for unchanged without a read, as rsync's quick check does.
+	MTime string // "mtime"
 
 	// rest is every other field as written (what the source says of
 	// itself: version, gitBranch, cli_version, git, …, which transcript
@@ -86,6 +90,8 @@ func (o *Origin) set(fields map[string]json.RawMessage) {
 			field = &o.Gone
 		case "replaced_by":
 			field = &o.ReplacedBy
+		case "mtime":
+			field = &o.MTime
 		case "bytes":
 			field = &o.Bytes
 		case "sha256":
@@ -113,7 +119,7 @@ func (o Origin) MarshalJSON() ([]byte, error) {
 	}
 	for k, v := range map[string]string{"format": string(o.Format), "id": o.ID, "path": o.Path,
 		"subagent": o.Subagent, "forked_from_id": o.Forked, "sha256": o.SHA256,
-		"gone": o.Gone, "replaced_by": o.ReplacedBy} {
+		"gone": o.Gone, "replaced_by": o.ReplacedBy, "mtime": o.MTime} {
 		if v != "" {
 			fields[k] = v
 		}

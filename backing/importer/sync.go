@@ -245,19 +245,37 @@ func (r *Importer) markGone(isGone func(path string) bool) ([]Result, error) {
 	return out, nil
 }
 
-// seenAt notes, when the importer syncs, that the source of session s
-// (meta.json m) is at path: where it moved, or back after it was found
-// gone.
-func (r *Importer) seenAt(s backing.Session, m backing.Meta, path string) error {
+// seenAt notes that the source of session s (meta.json m) is at path,
+// when the importer syncs: where it moved, or back after it was found
+// gone. mtime, when not "", is the time of the file found stored whole:
+// recorded for the quick check (unchanged) of a session imported before
+// sessfs recorded it.
+func (r *Importer) seenAt(s backing.Session, m backing.Meta, path, mtime string) error {
 	o, _ := OriginOf(m)
-	if !r.opts.Sync || (o.Path == path && o.Gone == "") {
+	moved := r.opts.Sync && (o.Path != path || o.Gone != "")
+	stamp := mtime != "" && o.MTime != mtime && o.Complete
+	if !moved && !stamp {
 		return nil
 	}
-	if err := setOrigin(s, m, func(o *Origin) { o.Path, o.Gone = path, "" }); err != nil {
+	err := setOrigin(s, m, func(o *Origin) {
+		if moved {
+			o.Path, o.Gone = path, ""
+		}
+		if stamp {
+			o.MTime = mtime
+		}
+	})
+	if err != nil {
 		return err
 	}
 	if e := r.index[o.key()]; e != nil && e.id == s.ID() {
-		e.path, e.gone = path, false
+		if moved {
+			r.setPath(e, path)
+			e.gone = false
+		}
+		if stamp {
+			e.stamp = quickStamp{int64(*o.Bytes), mtime}
+		}
 	}
 	return nil
 }
@@ -273,7 +291,9 @@ func (r *Importer) replace(k sourceKey, old, new backing.Session, newMeta backin
 		return err
 	}
 	o, _ := OriginOf(newMeta)
-	r.index[k] = &indexed{id: new.ID(), parent: newMeta.Parent, forked: o.Forked, path: o.Path, noMessages: heldNoMessages(o)}
+	e := &indexed{id: new.ID(), parent: newMeta.Parent, forked: o.Forked, noMessages: heldNoMessages(o)}
+	r.index[k] = e
+	r.setPath(e, o.Path)
 	return nil
 }
 

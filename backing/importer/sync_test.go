@@ -134,6 +134,38 @@ func TestSyncRescanDecodesNothingUnchanged(t *testing.T) {
 	}
 }
 
+// The quick check: a file of the size and time recorded when it was
+// stored whole is not read at all (as rsync, it cannot tell a rewrite
+// that keeps both, which this test makes to show it read nothing); a
+// session imported before the time was recorded gets it at the next
+// sync.
+func TestSyncQuickCheck(t *testing.T) {
+	f := newSyncFixture(t)
+	f.scan()
+	b := filepath.Join(f.folder, "proj", "b.jsonl")
+	fi, _ := os.Stat(b)
+	o := f.origin("write-the-lexer")
+	if o.MTime != fileTime(fi) {
+		t.Fatalf("origin.mtime = %q, want %q", o.MTime, fileTime(fi))
+	}
+	same := strings.Replace(line("b", "b1", "", "user", "Write the lexer"), "lexer", "LEXER", 1)
+	os.WriteFile(b, []byte(same), 0o600)
+	os.Chtimes(b, fi.ModTime(), fi.ModTime())
+	if c := f.scan(); c.Unchanged != 2 || c.Stored != 0 || c.Failed != 0 {
+		t.Errorf("scan of a file of the same size and time: %+v (it was read)", c)
+	}
+
+	// Without a recorded time, the file is read and hashed, and the time
+	// recorded then.
+	s, _ := f.st.Session("fix-the-parser")
+	m, _ := s.Meta()
+	setOrigin(s, m, func(o *Origin) { o.MTime = "" })
+	y, imp := f.syncer()
+	if c, _ := y.Scan(); c.Unchanged != 2 || imp.Decoded != 0 || f.origin("fix-the-parser").MTime == "" {
+		t.Errorf("scan without a recorded time: %+v, %d decoded, mtime %q", c, imp.Decoded, f.origin("fix-the-parser").MTime)
+	}
+}
+
 // A source the agent deletes leaves its session whole; meta.json says
 // when it was found gone, once; back again, it is no longer gone.
 func TestSyncKeepsDeletedSources(t *testing.T) {

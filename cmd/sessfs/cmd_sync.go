@@ -32,8 +32,8 @@ func runSync(args []string) int {
 			"again as a new session; the old one keeps what it was, its source's\n"+
 			"\"replaced_by\" naming the new one. Nothing stored is ever removed.\n"+
 			"Prints a line for each session stored or found gone, and each error with the\n"+
-			"file it concerns; one bad file never stops the others. A file unchanged since\n"+
-			"it was stored is read and hashed, not decoded again.\n"+
+			"file it concerns; one bad file never stops the others. A file of the size and\n"+
+			"time recorded when it was stored is not read again.\n"+
 			"With --watch, keeps following the folders (inotify) until interrupted,\n"+
 			"catching up first on what changed while it was not running: a line the agent\n"+
 			"writes is in the store, and in a mount of it, within a second.\n"+
