@@ -95,15 +95,9 @@ func runImport(args []string) int {
 // stderr by command cmd; an error that says where it looked when there is
 // none.
 func agentFolders(cmd string, formats ...importer.Format) ([]string, error) {
-	home, err := os.UserHomeDir()
+	paths, err := agentFolderPaths(importer.AgentFolders, formats)
 	if err != nil {
-		return nil, fmt.Errorf("no PATH given, and no home folder to find the agents' sessions in: %w", err)
-	}
-	var paths []string
-	for _, f := range importer.AgentFolders(os.Getenv, home) {
-		if len(formats) == 0 || slices.Contains(formats, f.Format) {
-			paths = append(paths, f.Path)
-		}
+		return nil, err
 	}
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no PATH given, and no agent's sessions found in ~/.claude/projects, "+
@@ -111,5 +105,21 @@ func agentFolders(cmd string, formats ...importer.Format) ([]string, error) {
 			"name the files or folders to %s", cmd)
 	}
 	fmt.Fprintf(os.Stderr, "sessfs %s: from %s\n", cmd, strings.Join(paths, ", "))
+	return paths, nil
+}
+
+// agentFolderPaths are the paths of the folders list gives for this
+// user, of the agents of formats (all when none is given).
+func agentFolderPaths(list func(func(string) string, string) []importer.AgentFolder, formats []importer.Format) ([]string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, fmt.Errorf("no PATH given, and no home folder to find the agents' sessions in: %w", err)
+	}
+	var paths []string
+	for _, f := range list(os.Getenv, home) {
+		if len(formats) == 0 || slices.Contains(formats, f.Format) {
+			paths = append(paths, f.Path)
+		}
+	}
 	return paths, nil
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -67,7 +66,7 @@ func runSync(args []string) int {
 	var err error
 	switch {
 	case len(rest) == 0 && *watch:
-		if awaited, err = agentFoldersToBe(formats); err != nil {
+		if awaited, err = agentFolderPaths(importer.AgentFoldersToBe, formats); err != nil {
 			return c.fail(err)
 		}
 	case len(rest) == 0:
@@ -120,22 +119,6 @@ func runSync(args []string) int {
 		return c.fail(err)
 	}
 	return exitOK
-}
-
-// agentFoldersToBe are the folders where the agents of formats (all when
-// none is given) keep their sessions, whether they exist yet or not.
-func agentFoldersToBe(formats []importer.Format) ([]string, error) {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return nil, fmt.Errorf("no PATH given, and no home folder to find the agents' sessions in: %w", err)
-	}
-	var out []string
-	for _, f := range importer.AgentFoldersToBe(os.Getenv, home) {
-		if len(formats) == 0 || slices.Contains(formats, f.Format) {
-			out = append(out, f.Path)
-		}
-	}
-	return out, nil
 }
 
 // syncLine is the log line of one file's Result.
