@@ -22,13 +22,11 @@ import "github.com/sessfs/sessfs/backing"
 // child, so ls shows the conversation once, with all its turns.
 
 // noMessagesKey is the key of meta.json's "source" that says the source
-// held no message line when it was first imported (set by the Gemini
-// decoder, recorded with the session; a later import of more lines does
-// not clear it: linkResumeStarts only trusts it of a file named after
-// another of its id, which Gemini CLI never writes to again).
+// held no message line when it was first imported (Origin.NoMessages, set
+// by the Gemini decoder; a later import of more lines does not clear it:
+// linkResumeStarts only trusts it of a file named after another of its
+// id, which Gemini CLI never writes to again).
 const noMessagesKey = "no_messages"
-
-func heldNoMessages(o Origin) bool { return string(o.rest[noMessagesKey]) == "true" }
 
 // linkResumeStarts archives every imported Gemini CLI file of no message
 // that has a file of the same session id named before it (the session's

@@ -82,7 +82,7 @@ func (r *Importer) add(id string, m backing.Meta) {
 		return
 	}
 	if k := o.key(); r.index[k] == nil {
-		e := &indexed{id: id, parent: m.Parent, forked: o.Forked, gone: o.Gone != "", noMessages: heldNoMessages(o), stamp: o.quickStamp()}
+		e := &indexed{id: id, parent: m.Parent, forked: o.Forked, gone: o.Gone != "", noMessages: o.NoMessages, stamp: o.quickStamp()}
 		r.index[k] = e
 		r.setPath(e, o.Path)
 	}

@@ -130,7 +130,7 @@ func (w *claudeWriter) write(role string, parts []part, ts string) error {
 	}
 	if role == "assistant" {
 		if w.lastAssistant == "" {
-			w.lastAssistant = "msg_sessfs_" + uuid.NewString()
+			w.lastAssistant = "msg_sessfs_" + w.newUUID()
 		}
 		line.Type = "assistant"
 		line.Message = claudeAssistantMsg{ID: w.lastAssistant, Type: "message", Role: "assistant",
@@ -193,7 +193,7 @@ func (w *claudeWriter) model() string {
 	return "unknown"
 }
 
-func (w *claudeWriter) newUUID() string { return uuid.NewString() }
+func (w *claudeWriter) newUUID() string { return uuid.Must(uuid.NewV7()).String() }
 
 func (w *claudeWriter) parentRaw() json.RawMessage {
 	if w.parent == "" {

@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 )
 
 // codexWriter writes a Codex rollout: a session_meta line with the new
@@ -49,7 +50,7 @@ func (w *codexWriter) reuse(line []byte, event bool) error {
 	}
 	if m["ordinal"] != nil && w.ordinal >= 0 {
 		w.ordinal++
-		m["ordinal"] = json.RawMessage(itoa(w.ordinal))
+		m["ordinal"] = json.RawMessage(strconv.Itoa(w.ordinal))
 	}
 	return w.r.writeLine(m)
 }
@@ -184,8 +185,3 @@ type (
 
 // finish writes the meta of an empty branch: Codex needs one to resume.
 func (w *codexWriter) finish() error { return w.start() }
-
-func itoa(n int) string {
-	b, _ := marshalLine(n)
-	return string(b)
-}

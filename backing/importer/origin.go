@@ -28,6 +28,10 @@ type Origin struct {
 	Gone       string // "gone"
 	ReplacedBy string // "replaced_by"
 
+	// NoMessages says the source held no message line when it was first
+	// imported: a Gemini CLI --resume's left-behind file (gemini_resume.go).
+	NoMessages bool // "no_messages"
+
 	// What has been imported of the source: its first Bytes bytes, of
 	// hash SHA256, every line of them stored when Complete. Bytes is nil
 	// for a session imported by a sessfs that did not record them.
@@ -92,6 +96,8 @@ func (o *Origin) set(fields map[string]json.RawMessage) {
 			field = &o.ReplacedBy
 		case "mtime":
 			field = &o.MTime
+		case noMessagesKey:
+			field = &o.NoMessages
 		case "bytes":
 			field = &o.Bytes
 		case "sha256":
@@ -129,6 +135,9 @@ func (o Origin) MarshalJSON() ([]byte, error) {
 	}
 	if o.Complete {
 		fields["complete"] = true
+	}
+	if o.NoMessages {
+		fields[noMessagesKey] = true
 	}
 	return json.Marshal(fields)
 }

@@ -302,10 +302,7 @@ func fields(raw []byte) map[string]json.RawMessage {
 
 // str is the value of a JSON string, or "" for anything else.
 func str(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
+	s, _ := jsonString(raw)
 	return s
 }
 

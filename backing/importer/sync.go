@@ -123,7 +123,7 @@ func (y *Syncer) Scan() (ScanCounts, error) {
 		}
 	}
 	y.linkForks(c.Stored > 0)
-	gone, err := y.imp.goneUnder(folders, present)
+	gone, err := y.imp.goneBelow(folders, present)
 	for _, r := range gone {
 		y.report(r)
 	}
@@ -167,20 +167,11 @@ func (y *Syncer) file(path string) fileOutcome {
 	return fileUnchanged
 }
 
-// gone records, when path no longer exists, that the source of the
-// sessions last found there, or below it (a folder), is gone.
+// gone records that the sources last found at path, or below it (a
+// folder), are gone, if they are.
 func (y *Syncer) gone(path string) {
 	delete(y.seen, path)
-	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
-		return
-	}
-	rs, err := y.imp.markGone(func(p string) bool {
-		if p != path && !under(p, []string{path}) {
-			return false
-		}
-		_, err := os.Lstat(p)
-		return errors.Is(err, fs.ErrNotExist)
-	})
+	rs, err := y.imp.goneBelow([]string{path}, nil)
 	for _, r := range rs {
 		y.report(r)
 	}
@@ -200,32 +191,21 @@ func (y *Syncer) linkForks(stored bool) {
 	}
 }
 
-// goneUnder records as gone the source of each session last found under
-// one of folders, not in present and no longer there: an agent deleted
-// it. The Results name the file and the session.
-func (r *Importer) goneUnder(folders []string, present map[string]bool) ([]Result, error) {
-	if err := r.load(); err != nil {
-		return nil, err
-	}
-	return r.markGone(func(p string) bool {
-		if present[p] || !under(p, folders) {
-			return false
-		}
-		_, err := os.Lstat(p)
-		return errors.Is(err, fs.ErrNotExist)
-	})
-}
-
-// markGone records in meta.json, of each session whose source was last
-// found at a path that isGone says is gone, when it was found so.
-func (r *Importer) markGone(isGone func(path string) bool) ([]Result, error) {
+// goneBelow records in meta.json, of each session whose source was last
+// found at one of roots or below it, not in present and no longer there
+// (an agent deleted it), when it was found gone. The Results name the
+// file and the session.
+func (r *Importer) goneBelow(roots []string, present map[string]bool) ([]Result, error) {
 	if err := r.load(); err != nil {
 		return nil, err
 	}
 	now := time.Now().UTC().Format(time.RFC3339)
 	var out []Result
 	for _, e := range r.index {
-		if e.gone || e.path == "" || !isGone(e.path) {
+		if e.gone || e.path == "" || present[e.path] || !within(e.path, roots) {
+			continue
+		}
+		if _, err := os.Lstat(e.path); !errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		s, err := r.st.SessionByID(e.id)
@@ -291,7 +271,7 @@ func (r *Importer) replace(k sourceKey, old, new backing.Session, newMeta backin
 		return err
 	}
 	o, _ := OriginOf(newMeta)
-	e := &indexed{id: new.ID(), parent: newMeta.Parent, forked: o.Forked, noMessages: heldNoMessages(o)}
+	e := &indexed{id: new.ID(), parent: newMeta.Parent, forked: o.Forked, noMessages: o.NoMessages}
 	r.index[k] = e
 	r.setPath(e, o.Path)
 	return nil
@@ -308,10 +288,11 @@ func setOrigin(s backing.Session, m backing.Meta, change func(*Origin)) error {
 	return s.SetExtra("source", raw)
 }
 
-// under says whether path is inside one of folders (absolute, clean).
-func under(path string, folders []string) bool {
-	for _, f := range folders {
-		if strings.HasPrefix(path, f+string(filepath.Separator)) {
+// within says whether path is one of roots (absolute, clean) or inside
+// one.
+func within(path string, roots []string) bool {
+	for _, f := range roots {
+		if path == f || strings.HasPrefix(path, f+string(filepath.Separator)) {
 			return true
 		}
 	}

@@ -114,6 +114,8 @@ func (y *Syncer) changed(paths map[string]bool) {
 		case errors.Is(err, fs.ErrNotExist):
 			y.gone(p)
 		case err != nil || fi.IsDir() || !isSourceName(filepath.Base(p)):
+			// unreadable, a folder (its files come on their own), or not
+			// a session file: nothing to import
 		default:
 			stored = y.file(p) == fileStored || stored
 		}
@@ -156,7 +158,7 @@ func (y *Syncer) await(w *fsnotify.Watcher, pending map[string]bool) {
 
 // inFolders says whether path is one of the Syncer's folders, or in one.
 func (y *Syncer) inFolders(path string) bool {
-	return slices.Contains(y.folders, path) || under(path, y.folders)
+	return within(path, y.folders)
 }
 
 // queueFiles adds the source files below dir to pending.

@@ -13,8 +13,9 @@ import (
 // import itself is package importer's.
 func runImport(args []string) int {
 	c := newCLI("import", "[--format claude-code|codex|gemini|auto] [PATH...]",
-		"Imports sessions written by Claude Code (~/.claude/projects/*/*.jsonl) or Codex\n"+
-			"(~/.codex/sessions/**/rollout-*.jsonl): files, or folders searched for *.jsonl.\n"+
+		"Imports sessions written by Claude Code (~/.claude/projects/*/*.jsonl), Codex\n"+
+			"(~/.codex/sessions/**/rollout-*.jsonl) or Gemini CLI\n"+
+			"(~/.gemini/tmp/*/chats/session-*.jsonl): files, or folders searched for them.\n"+
 			"Without PATH, from the folders where the agents keep them: projects/ of\n"+
 			"$CLAUDE_CONFIG_DIR or ~/.claude, sessions/ and archived_sessions/ of\n"+
 			"$CODEX_HOME or ~/.codex, and ~/.gemini/tmp (those that exist; with --format,\n"+
@@ -28,10 +29,12 @@ func runImport(args []string) int {
 			"\"event\", left out of transcripts), so `sessfs export --format original`\n"+
 			"writes the file back byte for byte. Importing a source again finds its session\n"+
 			"by the source's id, whatever the session is called now, and stores only what\n"+
-			"the source gained since. A Claude Code rewind's abandoned path becomes a\n"+
-			"branch, rewind-1, …; a subagent's lines a branch subagent-1, …, and a\n"+
-			"subagent's own file (subagents/agent-*.jsonl) a session <name>-agent-<id>\n"+
-			"named after its session and linked to it, as a Codex fork is to its origin.")
+			"the source gained since; one that changed other than by growing is refused\n"+
+			"and its session left as it was (sessfs sync keeps it as a new session).\n"+
+			"A Claude Code rewind's abandoned path becomes a branch, rewind-1, …; a\n"+
+			"subagent's lines a branch subagent-1, …, and a subagent's own file\n"+
+			"(subagents/agent-*.jsonl) a session <name>-agent-<id> named after its\n"+
+			"session and linked to it, as a Codex fork is to its origin.")
 	format := c.fs.String("format", "auto", "the source format: claude-code, codex, gemini or auto (by content)")
 	rest, code, ok := c.parse(args, 0, -1)
 	if !ok {

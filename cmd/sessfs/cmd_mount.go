@@ -38,7 +38,7 @@ func runMount(args []string) int {
 	debug := c.fs.Bool("debug", false, "log every FUSE request to stderr")
 	daemon := c.fs.Bool("daemon", false, "go to the background once the mount is up")
 	syncMode := c.fs.String("sync", "full", "when appends reach the disk: full (fsync before a write returns) or none")
-	source := c.fs.String("source", "", "mount an agent's `FORMAT` folder (claude-code, codex or auto) read-only: FOLDER MOUNTPOINT")
+	source := c.fs.String("source", "", "mount an agent's `FORMAT` folder (claude-code, codex, gemini or auto) read-only: FOLDER MOUNTPOINT")
 	rest, code, ok := c.parse(args, 1, 2)
 	if !ok {
 		return code
@@ -132,8 +132,9 @@ func runMount(args []string) int {
 		return c.fail(err)
 	}
 	if sourceDir != "" {
-		// What sessfs sync does, into a store of the mount's own: the
-		// first scan is done before the tree shows, then Watch follows.
+		// What sessfs sync does, into a store of the mount's own: a first
+		// scan before the tree shows, then Watch follows (its own first
+		// scan, which catches what changed in between, costs a stat a file).
 		syncer := importer.NewSyncer(importer.New(st, importer.Options{
 			Format:   sourceFormat,
 			AutoFlag: "--source auto",
@@ -143,26 +144,21 @@ func runMount(args []string) int {
 				c.warn(fmt.Errorf("%s: %w", r.Path, r.Err))
 			}
 		})
-		first := make(chan error, 1)
+		if _, err := syncer.Scan(); err != nil {
+			return c.fail(fmt.Errorf("--source %s: %w", sourceDir, err))
+		}
 		stop := make(chan struct{})
 		defer close(stop)
 		go func() {
-			scans := 0 // Watch calls back from this goroutine alone
 			err := syncer.Watch(stop, rescanEvery, func(_ importer.ScanCounts, err error) {
-				if scans++; scans == 1 {
-					first <- err
-				} else if err != nil {
+				if err != nil {
 					c.warn(err)
 				}
 			})
-			select {
-			case first <- err: // Watch could not start: no scan was made
-			default:
+			if err != nil {
+				c.warn(fmt.Errorf("--source %s: no longer following the folder: %w", sourceDir, err))
 			}
 		}()
-		if err := <-first; err != nil {
-			return c.fail(fmt.Errorf("--source %s: %w", sourceDir, err))
-		}
 	}
 	server, err := fs.Mount(mnt, fsnode.New(st, fo), fsnode.MountOptions(st, fo))
 	if err != nil {

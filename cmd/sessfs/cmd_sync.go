@@ -2,6 +2,7 @@ package main
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -81,7 +82,7 @@ func runSync(args []string) int {
 	failed := 0
 	syncer := importer.NewSyncer(importer.New(st, importer.Options{Sync: true}), folders, awaited, func(r importer.Result) {
 		if line := syncLine(r); r.Err != nil {
-			c.warn(fmt.Errorf("%s", line))
+			c.warn(errors.New(line))
 			failed++
 		} else {
 			fmt.Println(line)
