@@ -47,7 +47,9 @@ func ValidateMessage(raw []byte) error {
 
 func parseHeader(raw []byte) (header, error) {
 	var h header
-	raw = bytes.TrimSpace(raw)
+	// JSON's own whitespace only: TrimSpace would also take a \v or a
+	// U+0085 that no JSON reader (Prepare's Compact among them) accepts.
+	raw = bytes.Trim(raw, " \t\r\n")
 	if len(raw) == 0 || raw[0] != '{' {
 		return h, fmt.Errorf("%w: a message must be a JSON object", ErrInvalid)
 	}
