@@ -148,9 +148,15 @@ func (w *writer) build(progress func(done, total int)) error {
 	}
 	// Oldest first (ids are UUID v7, in order of creation), so that rows
 	// are numbered about as they were written (index_search.go).
+	ids := slices.Sorted(maps.Keys(places))
+	ahead := w.x.st.readAhead(ids)
+	defer ahead.close()
 	done := 0
-	for _, id := range slices.Sorted(maps.Keys(places)) {
-		if err := w.catchUp(id, places[id]); err != nil {
+	for _, id := range ids {
+		w.ahead = ahead.next()
+		err := w.catchUp(id, places[id])
+		w.ahead = nil
+		if err != nil {
 			return err
 		}
 		done++

@@ -268,3 +268,54 @@ func TestCatalogKeptUntilChanged(t *testing.T) {
 		t.Errorf("catalog after the other process indexed an append: %d messages, want 4", got)
 	}
 }
+
+// TestBuildReadsAhead: a build reads sessions ahead of its writer
+// (index_ahead.go); every message is found where it is, in a fork's own
+// messages, a session too large to be read ahead, and chunks of a branch
+// longer than one, and the index then follows appends as before.
+func TestBuildReadsAhead(t *testing.T) {
+	defer func(b int64) { aheadBytes = b }(aheadBytes)
+	aheadBytes = 2000 // "big" is over it, the others under
+	st, _ := openLogged(t, t.TempDir(), Options{Sync: SyncNone})
+	a := newSession(t, st, "a")
+	appendTurns(t, a, "", "a", 2)
+	if _, err := a.Fork("", 2, "x"); err != nil { // after turn 1
+		t.Fatal(err)
+	}
+	appendTurns(t, a, "x", "ax", 2)
+	big := newSession(t, st, "big")
+	appendTurns(t, big, "", "big"+strings.Repeat("w", 1000), 3)
+	long := newSession(t, st, "long")
+	appendTurns(t, long, "", "l", chunkMessages/2+3) // two chunks
+	if err := st.Reindex(nil); err != nil {
+		t.Fatal(err)
+	}
+	for query, want := range map[string]string{
+		"aq2":                                    "a/main/t2",
+		"axq1":                                   "a/x/t2",
+		"axa2":                                   "a/x/t3",
+		"lq1":                                    "long/main/t1",
+		"big" + strings.Repeat("w", 1000) + "a3": "big/main/t3",
+		fmt.Sprintf("la%d", chunkMessages/2+3):   fmt.Sprintf("long/main/t%d", chunkMessages/2+3),
+	} {
+		hits, err := st.Search(backing.Query{Text: query, AllBranches: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, fmt.Sprintf("%s/%s/t%d", h.Name, h.BranchName, h.Turn))
+		}
+		if !slices.Equal(got, []string{want}) {
+			t.Errorf("%.12s…: %q, want %q", query, got, want)
+		}
+	}
+	appendTurns(t, a, "x", "later", 1)
+	if got := hitsOf(t, st, "laterq1"); len(got) != 0 {
+		t.Errorf("laterq1 on the default branch: %q", got)
+	}
+	hits, err := st.Search(backing.Query{Text: "laterq1", AllBranches: true})
+	if err != nil || len(hits) != 1 || hits[0].BranchName != "x" || hits[0].Turn != 4 {
+		t.Errorf("laterq1 after the build: %+v, %v", hits, err)
+	}
+}

@@ -205,34 +205,30 @@ func (w *writer) catchUpBranch(session string, b backing.Branch, v backing.View,
 	tally := backing.NewTally()
 	stream := tally.Stream(model)
 	for indexed < v.Len() {
-		to, size := indexed, 0
-		for to < v.Len() && to-indexed < chunkMessages && size < chunkBytes {
-			size += v.RawLen(to)
-			to++
+		c := w.ahead[chunkKey{b.ID, indexed}]
+		if c == nil || c.to > v.Len() {
+			if c, err = readChunk(v, indexed); err != nil {
+				return err
+			}
 		}
-		msgs, err := v.Read(indexed, to)
-		if err != nil {
+		if err := w.insertChunk(session, b.ID, c, tally, stream); err != nil {
 			return err
 		}
-		if err := w.insertChunk(session, b.ID, to, int64(size), msgs, tally, stream); err != nil {
+		if err := w.grew(c.size); err != nil {
 			return err
 		}
-		if err := w.grew(int64(size)); err != nil {
-			return err
-		}
-		indexed = to
+		indexed = c.to
 	}
 	return nil
 }
 
-// insertChunk stores messages of branch and moves its checkpoint to to.
-// Their usage goes through stream, into tally, as backing.Tally's rule
+// insertChunk stores chunk c of branch and moves its checkpoint past it.
+// Its usage goes through stream, into tally, as backing.Tally's rule
 // says; the responses the session counted before are seeded from rows.
-func (w *writer) insertChunk(session, branch string, to int, size int64, msgs []backing.Message,
-	tally *backing.Tally, stream *backing.Stream) error {
+func (w *writer) insertChunk(session, branch string, c *chunk, tally *backing.Tally, stream *backing.Stream) error {
 	spent := backing.ModelUsage{}
-	for _, msg := range msgs {
-		role, ts, text := backing.SearchText(msg.Raw)
+	for i, msg := range c.msgs {
+		role, ts, text := c.texts[i].role, c.texts[i].ts, c.texts[i].text
 		_, _, key := backing.UsageOf(msg.Raw)
 		if key != "" && !tally.Seeded(key) {
 			if err := w.seed(tally, session, key); err != nil {
@@ -265,10 +261,10 @@ func (w *writer) insertChunk(session, branch string, to int, size int64, msgs []
 		}
 	}
 	if _, err := w.exec(`UPDATE branches SET indexed = ?, bytes = bytes + ?, model = ? WHERE id = ?`,
-		to, size, stream.Model(), branch); err != nil {
+		c.to, c.size, stream.Model(), branch); err != nil {
 		return err
 	}
-	if _, err := w.exec(`UPDATE sessions SET bytes = bytes + ? WHERE id = ?`, size, session); err != nil {
+	if _, err := w.exec(`UPDATE sessions SET bytes = bytes + ? WHERE id = ?`, c.size, session); err != nil {
 		return err
 	}
 	return w.addSpent(session, spent, 1)

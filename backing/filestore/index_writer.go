@@ -17,6 +17,7 @@ type writer struct {
 	stmts map[string]*sql.Stmt // prepared in tx: the same few statements, thousands of times
 	size  int64                // bytes indexed since the last commit
 	drops []string             // dirty marks to drop once committed
+	ahead map[chunkKey]*chunk  // the session being caught up, read ahead (index_ahead.go)
 }
 
 const writerBytes = 64 << 20
