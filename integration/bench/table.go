@@ -82,11 +82,12 @@ var knownMiss = map[string]float64{
 	// 0.13-0.20× on this machine, where the full run is near 0.7×.
 	"8": 0.15,
 	// MB/s. SQLite's full-text index in pure Go (modernc.org/sqlite, C
-	// translated to Go) indexes 11-14 MB of text a second on one core
-	// with nothing else to do (FTS5 alone, any detail= or tokenizer;
-	// larger in-memory segments, hashsize, were slower); the build also
-	// reads and decodes the logs. Two shards on two cores would reach
-	// about 2x, not the 50 MB/s asked.
+	// translated to Go) indexes 11-17 MB of text a second on one core
+	// with nothing else to do (FTS5 alone, any detail=, tokenizer or merge
+	// setting; larger in-memory segments, hashsize, were slower). The
+	// build reads ahead on the other core; SQLite is 85% of what is left.
+	// Two shards on two cores would reach about 2x, not the 50 MB/s asked,
+	// and lose the atomic commit of rows with their checkpoint.
 	"11a": 9,
 }
 
