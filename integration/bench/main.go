@@ -40,7 +40,7 @@ func main() {
 	runs := flag.Int("runs", 0, "runs per row (default 5, 3 with -quick)")
 	jsonPath := flag.String("json", "bench/results.json", "where to write the results as JSON")
 	dir := flag.String("dir", "", "folder in which to make the work folder (default ./bench); the native files live there too")
-	check := flag.Bool("check", false, "exit 1 if a row misses its target by more than 3×")
+	check := flag.Bool("check", false, "exit 1 if a row misses its target by more than 3× twice (a row that misses is measured again)")
 	only := flag.String("rows", "", "run only these rows, e.g. 4,8 (default: all)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (mount included) to this file")
 	flag.Parse()
@@ -89,7 +89,11 @@ func main() {
 		fatal(err)
 	}
 
+	printMachine(c)
 	rows, err := run(c)
+	if err == nil && *check {
+		rows, err = again(c, rows)
+	}
 	pprof.StopCPUProfile() // before any os.Exit below
 	unmountAll()
 	leftover := checkMounts(c.work)
@@ -146,7 +150,6 @@ func run(c *config) (rows []Row, err error) {
 			panic(r)
 		}
 	}()
-	printMachine(c)
 	steps := []func(*config) []Row{rowAppend1, rowAppend8, rowAppendNoSync, rowCat, rowTail, rowFork, rowLs, rowGrep, rowMount, rowViews, rowSearch}
 	rowIDs := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"}
 	for i, step := range steps {
@@ -161,6 +164,51 @@ func run(c *config) (rows []Row, err error) {
 		rows = append(rows, rs...)
 	}
 	return rows, nil
+}
+
+// again measures once more the rows that miss their target by more than
+// 3× (missBy3), each in a work folder of its own, and keeps the second
+// figures: a machine busy for a moment (CI's, once) must not fail -check,
+// a real regression misses twice.
+func again(c *config, rows []Row) ([]Row, error) {
+	var ids []string
+	for _, r := range rows {
+		if id := stepOf(r); r.missBy3() && !slices.Contains(ids, id) {
+			fmt.Fprintf(os.Stderr, "bench: %q misses its target (%s) by more than 3×; measuring it again\n", r.Row, r.Target)
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return rows, nil
+	}
+	c2 := *c
+	c2.only = strings.Join(ids, ",")
+	c2.work = filepath.Join(c.work, "again")
+	if err := os.Mkdir(c2.work, 0o755); err != nil {
+		return rows, err
+	}
+	second, err := run(&c2)
+	if err != nil {
+		return rows, err
+	}
+	var out []Row // in the order of rows, each step's second figures in place of its first
+	for i, r := range rows {
+		if !slices.Contains(ids, stepOf(r)) {
+			out = append(out, r)
+		} else if i == 0 || stepOf(rows[i-1]) != stepOf(r) {
+			for _, s := range second {
+				if stepOf(s) == stepOf(r) {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// stepOf is the number of the step that measures row r: "11" of "11a …".
+func stepOf(r Row) string {
+	return strings.TrimRight(strings.Fields(r.Row)[0], "abcdefghijklmnopqrstuvwxyz")
 }
 
 type benchErr struct{ err error }
