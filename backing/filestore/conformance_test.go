@@ -10,7 +10,17 @@ import (
 
 // TestConformance runs the contract's conformance suite against the file
 // engine.
-func TestConformance(t *testing.T) {
+func TestConformance(t *testing.T) { runConformance(t) }
+
+// TestConformanceFewHandles runs the suite with the store keeping two
+// session handles (handles.go): every contract holds when handles are
+// dropped and made again all the time, as in a daemon over a big store.
+func TestConformanceFewHandles(t *testing.T) {
+	defer filestore.SetMaxHandles(2)()
+	runConformance(t)
+}
+
+func runConformance(t *testing.T) {
 	open := func(t *testing.T, dir string) backing.Store {
 		st, err := filestore.Open(dir, filestore.Options{Sync: filestore.SyncNone})
 		if err != nil {

@@ -16,7 +16,8 @@ import (
 
 // Session is a handle on one session, by id: it stays valid across renames,
 // archiving and the trash. The store keeps one handle per session, so every
-// goroutine of a process shares its indexes and its group commit.
+// goroutine of a process shares its indexes and its group commit; it
+// keeps a bounded number of them (handles.go).
 type Session struct {
 	st  *Store
 	id  string
@@ -29,20 +30,7 @@ type Session struct {
 	committing bool
 	branches   branchCache
 	titled     atomic.Bool // the session has had a title (see autoTitle)
-}
-
-// handle returns the process-wide handle of session id.
-func (st *Store) handle(id string) *Session {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if s := st.sessions[id]; s != nil {
-		return s
-	}
-	dir := st.sessionDir(id)
-	s := &Session{st: st, id: id, dir: dir, lk: fileLock{path: filepath.Join(dir, "lock")},
-		logs: map[string]*logIndex{}}
-	st.sessions[id] = s
-	return s
+	used       uint64      // when last asked for, in Store.tick (handles.go); under Store.mu
 }
 
 // SessionByID opens a session by its id, whatever its state.

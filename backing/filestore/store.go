@@ -59,7 +59,8 @@ type Store struct {
 	opts Options
 
 	mu       sync.Mutex
-	sessions map[string]*Session // by id: one handle per session per process
+	sessions map[string]*Session // by id: one handle per session per process, some (handles.go)
+	tick     uint64              // counts calls of handle, to tell the least recently used
 	ns       *fileLock
 
 	feed feed  // the change feed's subscribers (feed.go)
