@@ -11,7 +11,7 @@ import (
 )
 
 // open opens the store at url, closed when t ends.
-func open(t *testing.T, url string) *pgstore.Store {
+func open(t testing.TB, url string) *pgstore.Store {
 	t.Helper()
 	st, err := pgstore.Open(url, pgstore.Options{Logf: t.Logf})
 	if err != nil {
