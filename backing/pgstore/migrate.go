@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -65,6 +66,23 @@ func version(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 	}
 	if v > SchemaVersion {
 		return v, errors.New("newer schema")
+	}
+	return v, nil
+}
+
+// MigrateURL is Migrate for the database at dsn, on a connection of its
+// own: what `sessfs db migrate` runs, without opening a Store.
+func MigrateURL(dsn string, timeout time.Duration) (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", redact(dsn), err)
+	}
+	defer pool.Close()
+	v, err := Migrate(ctx, pool)
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", redact(dsn), err)
 	}
 	return v, nil
 }

@@ -24,6 +24,10 @@ const DefaultTimeout = 30 * time.Second
 type Options struct {
 	MaxMessage int64         // 0 means DefaultMaxMessage
 	Timeout    time.Duration // 0 means DefaultTimeout
+	// Async lets a commit return before the server flushed its WAL
+	// (synchronous_commit off): a crash of the server may lose the last
+	// appends, never corrupt the store (mount --sync none).
+	Async bool
 	// Logf reports what a user should hear of and no call returns (the
 	// change feed's connection lost and found again); nil is silence.
 	Logf func(format string, args ...any)
@@ -80,6 +84,9 @@ func Open(dsn string, opts Options) (*Store, error) {
 	// not change: planning it once per connection, not per call, is most
 	// of an append's time saved.
 	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	if opts.Async {
+		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), opts.Timeout)
 	defer cancel()
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
