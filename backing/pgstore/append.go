@@ -19,31 +19,39 @@ import (
 // sequence numbers it took, records the change and notifies. A branch
 // deleted or in the trash updates no row, and the statement returns none.
 //
-// $1 session, $2 branch, $3 raw, $4 msg_id, $5 kind, $6 given: one element
-// a message; $7, $8: the ancestry's branches and how many of their own
-// messages the branch reads (for retries); $9 the time, $10 the origin.
+// $1 session, $2 branch, $3 raw, $4 msg_id, $5 kind, $6 given, $11 role,
+// $12 ts, $13 tsv, $14 spends: one element a message (see fields); $7,
+// $8: the ancestry's branches and how many of their own messages the
+// branch reads (for retries); $9 the time, $10 the origin.
 const appendSQL = `
 WITH t AS (
-	SELECT * FROM unnest($3::bytea[], $4::bytea[], $5::smallint[], $6::boolean[])
-		WITH ORDINALITY AS t(raw, msg_id, kind, given, ord)
+	SELECT * FROM unnest($3::bytea[], $4::bytea[], $5::smallint[], $6::boolean[],
+			$11::text[], $12::timestamptz[], $13::text[], $14::boolean[])
+		WITH ORDINALITY AS t(raw, msg_id, kind, given, role, ts, tsv, spends, ord)
 ), keep AS (
-	SELECT t.raw, t.msg_id, t.kind, row_number() OVER (ORDER BY t.ord) - 1 AS k FROM t
+	SELECT t.raw, t.msg_id, t.kind, t.role, t.ts, t.tsv, t.spends,
+		row_number() OVER (ORDER BY t.ord) - 1 AS k
+	FROM t
 	WHERE NOT t.given OR NOT (
 		EXISTS (SELECT 1 FROM t AS e WHERE e.given AND e.msg_id = t.msg_id AND e.ord < t.ord)
 		OR EXISTS (SELECT 1 FROM unnest($7::uuid[], $8::bigint[]) AS a(branch_id, n)
 			JOIN messages m ON m.session_id = $1 AND m.branch_id = a.branch_id
 				AND m.msg_id = t.msg_id AND m.seq < a.n))
 ), added AS (
-	SELECT count(*) AS n, count(*) FILTER (WHERE kind & 2 <> 0) AS events FROM keep
+	SELECT count(*) AS n, count(*) FILTER (WHERE kind & 2 <> 0) AS events,
+		coalesce(sum(octet_length(raw)), 0) AS bytes
+	FROM keep
 ), b AS (
 	UPDATE branches SET next_seq = next_seq + added.n, events = branches.events + added.events,
+		bytes = branches.bytes + added.bytes,
 		mod_time = CASE WHEN added.n > 0 THEN $9 ELSE mod_time END
 	FROM added
 	WHERE session_id = $1 AND branch_id = $2 AND deleted_at IS NULL AND NOT trashed
 	RETURNING next_seq, inherited, added.n AS n
 ), ins AS (
-	INSERT INTO messages (session_id, branch_id, seq, raw, raw_len, msg_id, kind)
-	SELECT $1, $2, b.next_seq - b.n + keep.k, keep.raw, octet_length(keep.raw), keep.msg_id, keep.kind
+	INSERT INTO messages (session_id, branch_id, seq, raw, raw_len, msg_id, kind, role, ts, tsv, spends)
+	SELECT $1, $2, b.next_seq - b.n + keep.k, keep.raw, octet_length(keep.raw), keep.msg_id, keep.kind,
+		keep.role, keep.ts, keep.tsv::tsvector, keep.spends
 	FROM b, keep
 ), ch AS (
 	INSERT INTO changes (session_id, kind, branch_id, len, origin, at)
@@ -67,16 +75,14 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 		return fmt.Errorf("branch id %q: %w", branchID, backing.ErrNotFound)
 	}
 	t := now()
-	raws, ids := make([][]byte, len(msgs)), make([][]byte, len(msgs))
-	kinds, given := make([]int16, len(msgs)), make([]bool, len(msgs))
+	var f fields
 	anyGiven, prompt := false, -1
 	for i, raw := range msgs {
 		line, id, g, err := backing.Prepare(raw, t, s.st.opts.MaxMessage)
 		if err != nil {
 			return &backing.MessageError{N: i, Err: err}
 		}
-		k, _, _ := backing.Classify(line)
-		raws[i], ids[i], kinds[i], given[i] = line, []byte(id), kindBits(k), g
+		k := f.add(line, id, g)
 		anyGiven = anyGiven || g
 		if k.Prompt && prompt < 0 {
 			prompt = i
@@ -109,7 +115,8 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 	}
 	var next, inherited, n int64
 	found := false
-	batch.Queue(appendSQL, s.id, b.ID, raws, ids, kinds, given, ancIDs, ancN, t, s.st.origin).
+	batch.Queue(appendSQL, s.id, b.ID, f.raw, f.id, f.kind, f.given, ancIDs, ancN, t, s.st.origin,
+		f.role, f.ts, f.tsv, f.spends).
 		QueryRow(func(row pgx.Row) error {
 			var notified int64
 			err := row.Scan(&next, &inherited, &n, &notified)
@@ -132,9 +139,44 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 	}
 	s.st.publish(backing.Change{Kind: backing.Appended, Session: s.id, Branch: b.ID, Len: int(inherited + next)})
 	if prompt >= 0 && b.Parent == "" && !s.titled.Load() {
-		s.autoTitle(raws[prompt], next-n)
+		s.autoTitle(f.raw[prompt], next-n)
 	}
 	return nil
+}
+
+// fields are the columns of the messages of an append, one element a
+// message: what is derived from a message is derived once, as it is
+// stored.
+type fields struct {
+	raw, id       [][]byte
+	kind          []int16
+	given, spends []bool
+	role          []string
+	ts            []*time.Time
+	tsv           []*string
+}
+
+// add derives the columns of line, a prepared message with its own id
+// (given: by the writer), and says what kind of message it is.
+func (f *fields) add(line []byte, id string, given bool) backing.Kind {
+	k, _, _ := backing.Classify(line)
+	role, ts, text := backing.SearchText(line)
+	if role == "" {
+		role = backing.EventRole // what search leaves out
+	}
+	var when *time.Time
+	if !ts.IsZero() {
+		when = &ts
+	}
+	var vec *string
+	if v := tsvector(text); v != "" {
+		vec = &v
+	}
+	u, model, key := backing.UsageOf(line)
+	f.raw, f.id, f.kind, f.given = append(f.raw, line), append(f.id, []byte(id)), append(f.kind, kindBits(k)), append(f.given, given)
+	f.role, f.ts, f.tsv = append(f.role, role), append(f.ts, when), append(f.tsv, vec)
+	f.spends = append(f.spends, !u.IsZero() || model != "" || key != "")
+	return k
 }
 
 // fixedBranch is branch id ("" the default) as the handle remembers it,

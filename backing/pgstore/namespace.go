@@ -52,8 +52,10 @@ func (st *Store) Create(name string, m backing.Meta) (backing.Session, backing.M
 			}
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO sessions (session_id, name, state, meta, meta_time, created)
-			VALUES ($1, $2, 'active', $3, $4, $5)`, m.ID, name, data, t, created); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO sessions (session_id, name, state, meta, meta_time, created,
+				project, agent, title_tsv)
+			VALUES ($1, $2, 'active', $3, $4, $5, $6, $7, $8::text::tsvector)`, m.ID, name, data, t, created,
+			backing.ProjectOf(m), backing.AgentOf(m), titleVector(m, false)); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO branches (session_id, branch_id, name, created, mod_time)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -203,7 +204,7 @@ func (s *Session) updateMeta(change func(m *backing.Meta, readErr error, row ses
 }
 
 // putMeta stores m as the session's meta, and the columns the store keeps
-// of it (name, state, trash time) with it.
+// of it (name, state, trash time, and what search finds) with it.
 func putMeta(ctx context.Context, q querier, id string, m backing.Meta) error {
 	data, err := backing.EncodeMeta(m)
 	if err != nil {
@@ -213,7 +214,51 @@ func putMeta(ctx context.Context, q querier, id string, m backing.Meta) error {
 	if !m.Trashed.IsZero() {
 		trashed = &m.Trashed
 	}
-	_, err = q.Exec(ctx, `UPDATE sessions SET meta = $2, meta_time = $3, name = $4, state = $5, trashed_at = $6
-		WHERE session_id = $1`, id, data, now(), m.Name, m.State, trashed)
+	auto, err := autoTitled(ctx, q, id, m.Title)
+	if err != nil {
+		return err
+	}
+	_, err = q.Exec(ctx, `UPDATE sessions SET meta = $2, meta_time = $3, name = $4, state = $5, trashed_at = $6,
+			project = $7, agent = $8, title_tsv = $9::text::tsvector
+		WHERE session_id = $1`, id, data, now(), m.Name, m.State, trashed,
+		backing.ProjectOf(m), backing.AgentOf(m), titleVector(m, auto))
 	return err
+}
+
+// titleText is what a session hit matches: its title and tags, but not a
+// title made from the first prompt, which that prompt's own hit finds.
+func titleText(m backing.Meta, auto bool) string {
+	var lines []string
+	if !auto && m.Title != "" {
+		lines = append(lines, m.Title)
+	}
+	return strings.Join(append(lines, m.Tags...), "\n")
+}
+
+// titleVector is the words of titleText, NULL when there are none.
+func titleVector(m backing.Meta, auto bool) *string {
+	if v := tsvector(titleText(m, auto)); v != "" {
+		return &v
+	}
+	return nil
+}
+
+// autoTitled reports whether title is the one the first prompt of the
+// session's default branch gives (backing.TitleOf), not one a person or
+// an agent chose.
+func autoTitled(ctx context.Context, q querier, id, title string) (bool, error) {
+	if title == "" {
+		return false, nil
+	}
+	var raw []byte
+	err := q.QueryRow(ctx, `SELECT m.raw FROM messages m JOIN branches b
+			ON b.session_id = m.session_id AND b.branch_id = m.branch_id AND b.parent_id IS NULL
+		WHERE m.session_id = $1 AND m.kind & 1 <> 0 ORDER BY m.seq LIMIT 1`, id).Scan(&raw)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return backing.TitleOf(backing.PromptText(raw), backing.TitleMax) == title, nil
 }
