@@ -149,3 +149,20 @@ func (st *Store) deliver(c backing.Change) {
 		}
 	}
 }
+
+// followed is the sessions some subscriber follows.
+func (f *feed) followed() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	seen := map[string]bool{}
+	var out []string
+	for sub := range f.subs {
+		for id := range sub.follow {
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}

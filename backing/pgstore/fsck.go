@@ -16,8 +16,6 @@ import (
 // whose parent is gone or a meta that is not one is damage a person
 // looks at (ErrDamaged on reads).
 
-var _ backing.Checker = (*Store)(nil)
-
 // check is one kind of problem: a query that lists its cases (session id,
 // what is wrong) and, when it can be repaired without losing a byte, the
 // statement that repairs them all.

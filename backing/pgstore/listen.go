@@ -25,7 +25,15 @@ const (
 	maxGaps = 10000
 	// catchUpBatch is how many changes one query reads.
 	catchUpBatch = 5000
+	// pruneEvery is how often a listener deletes old changes.
+	pruneEvery = 10 * time.Minute
 )
+
+// keepChanges is how many of the last changes are kept for listeners to
+// catch up on (a variable for the tests). One further behind (a machine
+// asleep through a busy night) has lost track, and reports everything it
+// follows as changed (resync).
+var keepChanges int64 = 100_000
 
 // listener follows the other writers' changes for a store's subscribers:
 // LISTEN on a connection of its own, and on each notification (or every
@@ -70,7 +78,14 @@ func (l *listener) run() {
 		}
 	}()
 	backoff, failing := 100*time.Millisecond, false
+	var pruned time.Time
 	for base.Err() == nil {
+		if time.Since(pruned) > pruneEvery {
+			if err := l.st.pruneChanges(base); err != nil && base.Err() == nil {
+				l.st.logf("change feed: pruning old changes: %v", err)
+			}
+			pruned = time.Now()
+		}
 		if conn == nil {
 			c, err := l.connect(base)
 			if err != nil {
@@ -174,6 +189,18 @@ func (l *listener) catchUp(base context.Context) error {
 		if err := rows.Err(); err != nil {
 			return err
 		}
+		if len(got) > 0 && got[0].rev > l.last+1 {
+			// A jump: revisions taken and not committed yet (gaps), or
+			// deleted by a prune before this listener read them.
+			var prunedTo int64
+			if err := l.st.pool.QueryRow(ctx, `SELECT coalesce(max(value::bigint), 0) FROM config
+				WHERE key = 'changes_pruned_to'`).Scan(&prunedTo); err != nil {
+				return err
+			}
+			if prunedTo > l.last {
+				return l.resync(ctx)
+			}
+		}
 		for _, r := range got {
 			if _, ok := l.gaps[r.rev]; ok {
 				delete(l.gaps, r.rev)
@@ -191,4 +218,66 @@ func (l *listener) catchUp(base context.Context) error {
 			return nil
 		}
 	}
+}
+
+// resync tells the subscribers that anything may have changed, when the
+// changes since the last one read are gone: the names, and in each
+// followed session its meta, its branches and every branch's messages. It
+// starts again from the revision the database is at.
+func (l *listener) resync(ctx context.Context) error {
+	if err := l.st.pool.QueryRow(ctx, `SELECT coalesce(max(revision), 0) FROM changes`).Scan(&l.last); err != nil {
+		return err
+	}
+	clear(l.gaps)
+	l.st.deliver(backing.Change{Kind: backing.NamesChanged})
+	ids := l.st.feed.followed()
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := l.st.pool.Query(ctx, `SELECT session_id::text, branch_id::text FROM branches
+		WHERE session_id = ANY($1::uuid[]) AND deleted_at IS NULL`, ids)
+	if err != nil {
+		return err
+	}
+	var id, branch string
+	var appended []backing.Change
+	if _, err := pgx.ForEachRow(rows, []any{&id, &branch}, func() error {
+		appended = append(appended, backing.Change{Kind: backing.Appended, Session: id, Branch: branch, Len: -1})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		l.st.deliver(backing.Change{Kind: backing.MetaChanged, Session: id})
+		l.st.deliver(backing.Change{Kind: backing.BranchesChanged, Session: id})
+	}
+	for _, c := range appended {
+		l.st.deliver(c)
+	}
+	return nil
+}
+
+// pruneChanges deletes the changes older than the last keepChanges, but
+// the last change of a name (NamesChanged reads it), and records how far
+// it deleted, so that a listener further behind knows it lost track.
+func (st *Store) pruneChanges(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, st.opts.Timeout)
+	defer cancel()
+	return pgx.BeginFunc(ctx, st.pool, func(tx pgx.Tx) error {
+		var bound int64
+		if err := tx.QueryRow(ctx, `SELECT coalesce(max(revision), 0) - $1 FROM changes`, keepChanges).Scan(&bound); err != nil {
+			return err
+		}
+		if bound <= 0 {
+			return nil
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM changes WHERE revision <= $1
+			AND revision <> (SELECT coalesce(max(revision), 0) FROM changes WHERE kind = 4)`, bound)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO config VALUES ('changes_pruned_to', $1::bigint::text)
+			ON CONFLICT (key) DO UPDATE SET value = greatest(config.value::bigint, excluded.value::bigint)::text`, bound)
+		return err
+	})
 }

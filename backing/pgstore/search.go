@@ -15,7 +15,6 @@ import (
 // the catalog is the sessions' rows and their branches' counts, and what
 // they spent (spend.go). Nothing is kept beside the store to catch up:
 // what a message holds of search is written with it, in its append.
-var _ backing.Finder = (*Store)(nil)
 
 // Search returns the hits of q, best first, ties newest first: messages
 // whose words match, and sessions whose title or tags do (Message -1).

@@ -50,11 +50,14 @@ type Store struct {
 	feed feed // the change feed (feed.go)
 }
 
-// The PostgreSQL engine implements the contract, and sweep.
+// The PostgreSQL engine implements the contract whole, and search, fsck
+// and sweep.
 var (
 	_ backing.Store   = (*Store)(nil)
 	_ backing.Session = (*Session)(nil)
 	_ backing.View    = (*View)(nil)
+	_ backing.Finder  = (*Store)(nil)
+	_ backing.Checker = (*Store)(nil)
 	_ backing.Sweeper = (*Store)(nil)
 )
 
