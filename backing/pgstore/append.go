@@ -61,6 +61,29 @@ WITH t AS (
 SELECT b.next_seq, b.inherited, b.n, (SELECT count(pg_notify('` + notifyChannel + `', revision::text)) FROM ch)
 FROM b`
 
+// appendNewSQL is appendSQL for a batch with no id of its writer's, so
+// nothing to leave out: the counts are the batch's own ($6 messages, $7
+// events, $8 bytes), and the plan has no window or subquery to run. The
+// other parameters are appendSQL's.
+const appendNewSQL = `
+WITH b AS (
+	UPDATE branches SET next_seq = next_seq + $6, events = events + $7, bytes = bytes + $8, mod_time = $9
+	WHERE session_id = $1 AND branch_id = $2 AND deleted_at IS NULL AND NOT trashed
+	RETURNING next_seq, inherited
+), ins AS (
+	INSERT INTO messages (session_id, branch_id, seq, raw, raw_len, msg_id, kind, role, ts, tsv, spends)
+	SELECT $1, $2, b.next_seq - $6 + t.ord - 1, t.raw, octet_length(t.raw), t.msg_id, t.kind,
+		t.role, t.ts, t.tsv::tsvector, t.spends
+	FROM b, unnest($3::bytea[], $4::bytea[], $5::smallint[], $11::text[], $12::timestamptz[], $13::text[], $14::boolean[])
+		WITH ORDINALITY AS t(raw, msg_id, kind, role, ts, tsv, spends, ord)
+), ch AS (
+	INSERT INTO changes (session_id, kind, branch_id, len, origin, at)
+	SELECT $1, 1, $2, b.inherited + b.next_seq, $10, $9 FROM b
+	RETURNING revision
+)
+SELECT b.next_seq, b.inherited, $6::bigint, pg_notify('` + notifyChannel + `', ch.revision::text) IS NULL
+FROM b, ch`
+
 // AppendID adds messages to a branch, all or none, in order, never
 // interleaved with another append; durable when it returns nil. A message
 // whose own id the branch already has is acknowledged and not stored
@@ -110,15 +133,18 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 		}
 	}
 	batch := &pgx.Batch{}
+	sql, args := appendNewSQL, []any{s.id, b.ID, f.raw, f.id, f.kind, int64(len(f.raw)), f.events, f.bytes,
+		t, s.st.origin, f.role, f.ts, f.tsv, f.spends}
 	if anyGiven {
 		batch.Queue(`SELECT 1 FROM branches WHERE session_id = $1 AND branch_id = $2 FOR UPDATE`, s.id, b.ID)
+		sql, args = appendSQL, []any{s.id, b.ID, f.raw, f.id, f.kind, f.given, ancIDs, ancN, t, s.st.origin,
+			f.role, f.ts, f.tsv, f.spends}
 	}
 	var next, inherited, n int64
 	found := false
-	batch.Queue(appendSQL, s.id, b.ID, f.raw, f.id, f.kind, f.given, ancIDs, ancN, t, s.st.origin,
-		f.role, f.ts, f.tsv, f.spends).
+	batch.Queue(sql, args...).
 		QueryRow(func(row pgx.Row) error {
-			var notified int64
+			var notified any
 			err := row.Scan(&next, &inherited, &n, &notified)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return nil
@@ -132,7 +158,12 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 		return err
 	}
 	if !found {
-		return s.whyNot(ctx, b.ID)
+		if err := s.whyNot(ctx, b.ID); err != nil {
+			return err
+		}
+		// The branch is there and writable: an append always updates
+		// its row. Never report a success that did not happen.
+		return fmt.Errorf("append to branch %s: the statement changed nothing", b.ID)
 	}
 	if n == 0 {
 		return nil // every message was a retry
@@ -154,6 +185,7 @@ type fields struct {
 	role          []string
 	ts            []*time.Time
 	tsv           []*string
+	events, bytes int64 // of them all
 }
 
 // add derives the columns of line, a prepared message with its own id
@@ -176,6 +208,10 @@ func (f *fields) add(line []byte, id string, given bool) backing.Kind {
 	f.raw, f.id, f.kind, f.given = append(f.raw, line), append(f.id, []byte(id)), append(f.kind, kindBits(k)), append(f.given, given)
 	f.role, f.ts, f.tsv = append(f.role, role), append(f.ts, when), append(f.tsv, vec)
 	f.spends = append(f.spends, !u.IsZero() || model != "" || key != "")
+	f.bytes += int64(len(line))
+	if k.Event {
+		f.events++
+	}
 	return k
 }
 
