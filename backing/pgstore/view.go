@@ -60,12 +60,12 @@ func (s *Session) view(ctx context.Context, set branchSet, b branchRow) (*View, 
 		sp := chain[i]
 		x := s.ownIndex(sp.id)
 		x.mu.Lock()
-		err := x.fill(ctx, s.st.pool, s.id, sp.id, sp.n)
-		lens, prompts, turns, events := x.lens[:sp.n], x.prompts, x.turns, x.events
-		x.mu.Unlock()
-		if err != nil {
+		if err := x.fill(ctx, s.st.pool, s.id, sp.id, sp.n); err != nil {
+			x.mu.Unlock()
 			return nil, err
 		}
+		lens, prompts, turns, events := x.lens[:sp.n], x.prompts, x.turns, x.events
+		x.mu.Unlock()
 		// A turn is in the view when its prompt is: context cut off from
 		// its prompt by a fork point stays in the turn before.
 		turns = turns[:sort.Search(len(prompts), func(k int) bool { return int(prompts[k]) >= len(lens) })]
