@@ -29,7 +29,7 @@ func newCLI(name, synopsis, about string) *cli {
 	// ours instead: to stdout for -h, as one line for an error.
 	c.fs.SetOutput(io.Discard)
 	c.fs.Usage = func() {}
-	c.fs.StringVar(&c.store, "store", "", "the store `DIR` (default: $SESSFS_STORE, else $XDG_DATA_HOME/sessfs, else ~/.local/share/sessfs)")
+	c.fs.StringVar(&c.store, "store", "", "the store: a `DIR`, or a PostgreSQL database's postgres:// URL (default: $SESSFS_STORE, else $XDG_DATA_HOME/sessfs, else ~/.local/share/sessfs)")
 	return c
 }
 

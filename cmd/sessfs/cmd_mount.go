@@ -212,7 +212,8 @@ func mountHint() string {
 	return ""
 }
 
-// storeRoot is the absolute store path the command works on.
+// storeRoot is the store the command works on: an absolute path, or a
+// database's URL.
 func (c *cli) storeRoot() (string, error) {
 	root := c.store
 	if root == "" {
@@ -221,7 +222,7 @@ func (c *cli) storeRoot() (string, error) {
 			return "", err
 		}
 	}
-	return filepath.Abs(root)
+	return absStore(root)
 }
 
 // checkPaths refuses a mount whose daemon would call into its own mount,
@@ -237,7 +238,12 @@ func checkPaths(mnt, store, source string) (realMnt, realStore, realSource strin
 	if realMnt, err = realPath(mnt); err != nil {
 		return "", "", "", err
 	}
-	if realStore, err = realPath(store); err != nil {
+	// A database is no path: it can overlap nothing, and the checks of
+	// the store below pass with it left out ("").
+	db := ""
+	if isDatabase(store) {
+		db, store = store, ""
+	} else if realStore, err = realPath(store); err != nil {
 		return "", "", "", err
 	}
 	if source != "" {
@@ -255,6 +261,9 @@ func checkPaths(mnt, store, source string) (realMnt, realStore, realSource strin
 		return "", "", "", fmt.Errorf("mount point %s is inside or over the agent's folder %s: choose a folder outside it", shown(mnt, realMnt), shown(source, realSource))
 	case overlap(store, realStore, source, realSource):
 		return "", "", "", fmt.Errorf("the store %s is inside or over the agent's folder %s: choose another --store", shown(store, realStore), shown(source, realSource))
+	}
+	if db != "" {
+		return realMnt, db, realSource, nil
 	}
 	if e, ok := sessfsMountOver(realStore); ok {
 		return "", "", "", fmt.Errorf("the store %s is inside the sessfs mount at %s: choose a store outside every sessfs mount", shown(store, realStore), e.Dir)

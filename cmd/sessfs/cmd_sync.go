@@ -165,7 +165,7 @@ func printUnit(c *cli, paths, agents []string) int {
 			return c.fail(err)
 		}
 	}
-	if store, err = filepath.Abs(store); err != nil {
+	if store, err = absStore(store); err != nil {
 		return c.fail(err)
 	}
 	line := []string{unitQuote(exe), "sync", "--watch", "--store", unitQuote(store)}

@@ -5,25 +5,52 @@ import (
 	"io"
 	"os"
 
+	"path/filepath"
+
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/backing/filestore"
+	"github.com/sessfs/sessfs/backing/pgstore"
 )
 
 // engine.go is the one place the command line names an engine; the rest
-// of it, and fsnode beneath it, use backing's contract alone. --store
-// names a folder, the file engine's store (a postgres:// URL will name
-// the PostgreSQL engine here).
+// of it, and fsnode beneath it, use backing's contract alone. --store (or
+// $SESSFS_STORE) names a folder, the file engine's store, or a
+// postgres:// or postgresql:// URL, a PostgreSQL database (the
+// PostgreSQL engine, for a store a team shares).
+
+// isDatabase reports whether a store location names a database rather
+// than a folder: no path rule (absolute paths, symlinks, a mount point
+// inside the store) applies to it.
+func isDatabase(location string) bool { return pgstore.IsURL(location) }
+
+// absStore is a store location as the command passes it on (to a daemon,
+// a unit file): a folder made absolute, a URL as it is.
+func absStore(location string) (string, error) {
+	if isDatabase(location) {
+		return location, nil
+	}
+	return filepath.Abs(location)
+}
 
 // defaultStore is the store a command uses without --store.
 func defaultStore() (string, error) { return filestore.DefaultRoot() }
 
 // openStore opens the store at location. durable false lets appends
-// return before their messages reach the disk (mount --sync none); a
+// return before their messages reach the disk (mount --sync none; for a
+// database, before the server flushed its log); a
 // daemon (a mount) keeps the search index up to date as it goes, so that
 // searches through it answer at once. What the store reports on its own
 // (an index rebuilt) goes to stderr, a line each; a command shows a
 // build of the index it waits for as progress on a terminal.
 func openStore(location string, durable, daemon bool) (backing.Store, error) {
+	if isDatabase(location) {
+		return pgstore.Open(location, pgstore.Options{
+			Async: !durable,
+			Logf: func(format string, args ...any) {
+				fmt.Fprintf(os.Stderr, "sessfs: "+format+"\n", args...)
+			},
+		})
+	}
 	opts := filestore.Options{Indexing: daemon, Logf: func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, format+"\n", args...)
 	}}

@@ -69,6 +69,7 @@ func commands() []command {
 		{"trash", "list the sessions in the trash", runTrash},
 		{"sweep", "archive idle sessions and purge old trash", runSweep},
 		{"fsck", "check the store, and repair it with --repair", runFsck},
+		{"db", "create or upgrade a PostgreSQL store's schema (db migrate)", runDB},
 		{"version", "print the version of sessfs and of its store format", runVersion},
 		{"help", "list the commands, or show the usage of one", runHelp},
 	}
@@ -146,7 +147,7 @@ func printCommands(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Every command takes --store DIR and -h/--help. Run 'sessfs help COMMAND' for one command's usage.")
+	fmt.Fprintln(w, "Every command takes --store DIR (or a postgres:// URL) and -h/--help. Run 'sessfs help COMMAND' for one command's usage.")
 }
 
 // runHelp lists the commands, or runs `sessfs COMMAND --help`.

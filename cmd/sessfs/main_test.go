@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sessfs/sessfs/backing/pgstore/pgtest"
 )
 
 // bin is the sessfs binary the tests run, built once by TestMain: the CLI
@@ -43,7 +45,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := pgtest.Main(m) // m.Run(), then stop the PostgreSQL server it may start
 	if covDir != "" {
 		reportBinaryCoverage(covDir)
 	}

@@ -1,0 +1,45 @@
+package pgstore_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/pgstore"
+	"github.com/sessfs/sessfs/backing/pgstore/pgtest"
+	"github.com/sessfs/sessfs/backing/storetest"
+)
+
+// open opens the store at url, closed when t ends.
+func open(t testing.TB, url string) *pgstore.Store {
+	t.Helper()
+	st, err := pgstore.Open(url, pgstore.Options{Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	return st
+}
+
+// TestConformance runs the contract's conformance suite against the
+// PostgreSQL engine, each test in a database of its own; again opens the
+// same database in a new Store, as another machine would.
+func TestConformance(t *testing.T) {
+	var mu sync.Mutex
+	urls := map[backing.Store]string{}
+	storetest.Run(t,
+		func(t *testing.T) backing.Store {
+			url := pgtest.URL(t)
+			st := open(t, url)
+			mu.Lock()
+			urls[st] = url
+			mu.Unlock()
+			return st
+		},
+		func(t *testing.T, st backing.Store) backing.Store {
+			mu.Lock()
+			url := urls[st]
+			mu.Unlock()
+			return open(t, url)
+		})
+}

@@ -1,0 +1,110 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// Kinds of messages as the messages table's kind column keeps them: what
+// the turn rule and the counts need, so that neither reads a message.
+const (
+	kindPrompt  = 1
+	kindEvent   = 2
+	kindContext = 4
+)
+
+func kindBits(k backing.Kind) int16 {
+	var b int16
+	if k.Prompt {
+		b |= kindPrompt
+	}
+	if k.Event {
+		b |= kindEvent
+	}
+	if k.Context {
+		b |= kindContext
+	}
+	return b
+}
+
+func kindOf(b int16) backing.Kind {
+	return backing.Kind{Prompt: b&kindPrompt != 0, Event: b&kindEvent != 0, Context: b&kindContext != 0}
+}
+
+// ownIndex is what a view needs of a branch's own messages, kept by the
+// process and extended as the branch grows (messages never change once
+// stored): the length and kind of each, where its prompts, turns and
+// events are. Building it reads a few bytes a message once; a view after
+// that reads only what was appended since.
+type ownIndex struct {
+	mu      sync.Mutex
+	lens    []int32
+	kinds   []backing.Kind
+	prompts []int32 // positions of the prompts, each opening a turn
+	turns   []int32 // turns[k] is where prompts[k]'s turn starts
+	events  []int32 // positions of the events
+}
+
+// ownIndex returns the process-wide index of branch id's own messages.
+func (s *Session) ownIndex(id string) *ownIndex {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x := s.own[id]
+	if x == nil {
+		x = &ownIndex{}
+		s.own[id] = x
+	}
+	return x
+}
+
+// push indexes the next message, placing its turn's start by the turn
+// rule (backing.TurnStart) when it is a prompt. Context before a prompt
+// is looked for in the branch's own messages: a fork point between them
+// leaves the context in the turn before, as a fork cut there shows it.
+func (x *ownIndex) push(n int32, k backing.Kind) {
+	i := int32(len(x.lens))
+	x.lens = append(x.lens, n)
+	x.kinds = append(x.kinds, k)
+	if k.Event {
+		x.events = append(x.events, i)
+	}
+	if k.Prompt {
+		start := backing.TurnStart(int(i), func(j int) backing.Kind { return x.kinds[j] })
+		x.prompts = append(x.prompts, i)
+		x.turns = append(x.turns, int32(start))
+	}
+}
+
+// fill brings the index up to the branch's first n own messages, reading
+// the ones it lacks. The caller holds x.mu.
+func (x *ownIndex) fill(ctx context.Context, q querier, session, branch string, n int64) error {
+	have := int64(len(x.lens))
+	if have >= n {
+		return nil
+	}
+	rows, err := q.Query(ctx, `SELECT raw_len, kind FROM messages
+		WHERE session_id = $1 AND branch_id = $2 AND seq >= $3 AND seq < $4 ORDER BY seq`,
+		session, branch, have, n)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var l int32
+		var k int16
+		if err := rows.Scan(&l, &k); err != nil {
+			return err
+		}
+		x.push(l, kindOf(k))
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if int64(len(x.lens)) != n {
+		return fmt.Errorf("%w: branch %s has %d messages of the %d it counts", backing.ErrDamaged, branch, len(x.lens), n)
+	}
+	return nil
+}
