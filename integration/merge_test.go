@@ -1,0 +1,45 @@
+package integration
+
+import (
+	"strings"
+	"testing"
+)
+
+// `cat branches/x/since-fork.jsonl > branches/main/append` is an
+// append-merge with plain tools: main gains x's own messages, byte for
+// byte as x has them, and doing it again adds nothing, because the lines
+// carry their ids and the store keeps an id once.
+func TestSinceForkShellMerge(t *testing.T) {
+	m, dir := appendFixture(t)
+	run(t, "mkdir", dir+"/branches/x")
+	sh(t, `printf '%s\n' '{"role":"user","content":"only on x"}' '{"role":"assistant","content":"x answers"}' > "$1/branches/x/append"`, dir)
+	sh(t, `echo only-on-main >> "$1/append"`, dir)
+
+	since := cat(t, dir+"/branches/x/since-fork.jsonl")
+	xLines := lines(cat(t, dir+"/branches/x/messages.jsonl"))
+	if got := lines(since); len(got) != 2 || got[0] != xLines[len(xLines)-2] || got[1] != xLines[len(xLines)-1] {
+		t.Fatalf("since-fork.jsonl = %q, want x's last two lines of messages.jsonl", since)
+	}
+	if n := statSize(t, dir+"/branches/x/since-fork.jsonl"); n != int64(len(since)) {
+		t.Fatalf("since-fork.jsonl: stat says %d bytes, cat read %d", n, len(since))
+	}
+
+	before := cat(t, dir+"/messages.jsonl")
+	sh(t, `cat "$1/branches/x/since-fork.jsonl" > "$1/branches/main/append"`, dir)
+	after := cat(t, dir+"/messages.jsonl")
+	if after != before+since {
+		t.Fatalf("after the merge main's messages.jsonl should be what it was, then since-fork.jsonl:\n got %q\nwant %q", trunc(after), trunc(before+since))
+	}
+	sh(t, `cat "$1/branches/x/since-fork.jsonl" > "$1/branches/main/append"`, dir)
+	if again := cat(t, dir+"/messages.jsonl"); again != after {
+		t.Fatalf("merging again changed main:\n got %q\nwant %q", trunc(again), trunc(after))
+	}
+	// The store agrees, and x is untouched.
+	got := contents(storeMessages(t, m.StoreDir, "s", "main"))
+	if tail := strings.Join(got[len(got)-3:], "|"); tail != "only-on-main|only on x|x answers" {
+		t.Errorf("store: main ends %q", tail)
+	}
+	if x := cat(t, dir+"/branches/x/messages.jsonl"); x != strings.Join(xLines, "\n")+"\n" {
+		t.Errorf("x changed by the merge")
+	}
+}
