@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -41,5 +42,30 @@ func TestSinceForkShellMerge(t *testing.T) {
 	}
 	if x := cat(t, dir+"/branches/x/messages.jsonl"); x != strings.Join(xLines, "\n")+"\n" {
 		t.Errorf("x changed by the merge")
+	}
+}
+
+// branches.txt draws the fork tree as `sessfs branches --tree` does, and
+// a branch made with mkdir shows at the next read, at its exact size.
+func TestBranchesTxt(t *testing.T) {
+	m, dir := appendFixture(t)
+	run(t, "mkdir", dir+"/branches/x")
+	sh(t, `echo on-x >> "$1/branches/x/append"`, dir)
+	run(t, "mkdir", dir+"/turns/1/fork/y")
+	tree := cat(t, dir+"/branches.txt")
+	n := len(conversation)
+	want := fmt.Sprintf("main: %d messages\n├─ x: %d messages, forked at %d\n└─ y: 2 messages, forked at 2\n", n, n+1, n)
+	if tree != want {
+		t.Fatalf("branches.txt =\n%s\nwant\n%s", tree, want)
+	}
+	if got := cli(t, m.StoreDir, "branches", "--tree", "s"); got != tree {
+		t.Errorf("sessfs branches --tree =\n%s\nbranches.txt =\n%s", got, tree)
+	}
+	if size := statSize(t, dir+"/branches.txt"); size != int64(len(tree)) {
+		t.Errorf("branches.txt: stat says %d bytes, cat read %d", size, len(tree))
+	}
+	run(t, "mkdir", dir+"/branches/z")
+	if got := cat(t, dir+"/branches.txt"); !strings.HasSuffix(got, fmt.Sprintf("└─ z: %d messages, forked at %d\n", n, n)) {
+		t.Errorf("branches.txt after mkdir branches/z:\n%s", got)
 	}
 }
