@@ -25,7 +25,7 @@ a replace into it is refused while it has messages after the common
 ancestor (append instead, or replace into another branch).
 
 Counts are of visible messages, as sessfs branches counts them.`)
-	strategy := c.fs.String("strategy", backing.MergeAppend, "`STRATEGY`: append (to the end of INTO) or replace (INTO's history after the common ancestor)")
+	strategy := c.fs.String("strategy", backing.MergeAppend, "how to merge: `append` (to the end of INTO) or replace (INTO's history after the common ancestor)")
 	rest, code, ok := c.parse(args, 2, 3)
 	if !ok {
 		return code
