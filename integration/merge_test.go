@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // `cat branches/x/since-fork.jsonl > branches/main/append` is an
@@ -67,5 +68,41 @@ func TestBranchesTxt(t *testing.T) {
 	run(t, "mkdir", dir+"/branches/z")
 	if got := cat(t, dir+"/branches.txt"); !strings.HasSuffix(got, fmt.Sprintf("└─ z: %d messages, forked at %d\n", n, n)) {
 		t.Errorf("branches.txt after mkdir branches/z:\n%s", got)
+	}
+}
+
+// A merge made with the CLI beside a live mount shows in it: a replace
+// moves x's name to the new history and lists the old one beside it, and
+// every message either branch had is still read through the mount.
+func TestMergeCLIWhileMounted(t *testing.T) {
+	m, dir := appendFixture(t)
+	run(t, "mkdir", dir+"/turns/1/fork/x")
+	sh(t, `echo on-x >> "$1/branches/x/append"`, dir)
+	oldX := cat(t, dir+"/branches/x/messages.jsonl")
+	mainMsgs := cat(t, dir+"/messages.jsonl")
+
+	out := cli(t, m.StoreDir, "merge", "--strategy", "replace", "s", "main", "x")
+	if !strings.Contains(out, `"x-before-merge-1"`) {
+		t.Fatalf("sessfs merge printed %q", out)
+	}
+	eventually(t, 3*time.Second, "the replace shows in the mount", func() (bool, string) {
+		got := strings.Join(ls(t, dir+"/branches"), " ")
+		x := cat(t, dir+"/branches/x/messages.jsonl")
+		return got == "main x x-before-merge-1" && x == mainMsgs, got + ": x has " + trunc(x)
+	})
+	if kept := cat(t, dir+"/branches/x-before-merge-1/messages.jsonl"); kept != oldX {
+		t.Errorf("x-before-merge-1 = %q, want x as it was %q", trunc(kept), trunc(oldX))
+	}
+	// x's own messages, since its fork from main after turn 1, are main's.
+	if since := cat(t, dir+"/branches/x/since-fork.jsonl"); !strings.HasSuffix(mainMsgs, since) || len(lines(since)) != len(lines(mainMsgs))-2 {
+		t.Errorf("x/since-fork.jsonl after the replace = %q", trunc(since))
+	}
+	tree := cat(t, dir+"/branches.txt")
+	n := len(conversation)
+	// The new x is forked at the common ancestor, which is in main: it
+	// hangs off main, beside the history it replaced.
+	want := fmt.Sprintf("main: %d messages\n├─ x: %d messages, forked at 2\n└─ x-before-merge-1: 3 messages, forked at 2\n", n, n)
+	if tree != want {
+		t.Errorf("branches.txt =\n%s\nwant\n%s", tree, want)
 	}
 }
