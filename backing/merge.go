@@ -75,36 +75,50 @@ func Merge(s Session, fromID, intoID, strategy string) (Merged, error) {
 		return m, err
 	}
 	m.Sent = len(msgs)
-	target := into.ID
-	if strategy == MergeReplace {
-		iv, err := s.ViewID(into.ID)
-		if err != nil {
-			return m, err
-		}
-		if into.IsDefault() && iv.Len() > m.Ancestor {
-			return m, Sentencef(ErrBusy, "branch %q is the default branch: its %d messages after the common ancestor cannot be replaced (merge with --strategy append, or replace into another branch)", into.Name, iv.Len()-m.Ancestor)
-		}
-		if m.Kept, err = freeName(s, into.Name+"-before-merge-"); err != nil {
-			return m, err
-		}
-		if into.IsDefault() {
-			// Nothing to cut: keep the head, then append.
-			if _, err := s.Fork(into.ID, Head, m.Kept); err != nil {
-				return m, err
-			}
-		} else {
-			return m, replace(s, into, m.Ancestor, msgs, &m)
-		}
+	if strategy == MergeAppend {
+		return m, appendAll(s, into.ID, msgs, &m)
 	}
-	before, err := s.ViewID(target)
+	iv, err := s.ViewID(into.ID)
 	if err != nil {
 		return m, err
 	}
-	if err := s.AppendID(target, msgs); err != nil {
+	if into.IsDefault() && iv.Len() > m.Ancestor {
+		n := fmt.Sprintf("%d messages", iv.Visible()-iv.VisibleBefore(m.Ancestor))
+		if n == "1 messages" {
+			n = "1 message"
+		}
+		return m, Sentencef(ErrBusy, "branch %q is the default branch, which cannot be cut: its %s after the common ancestor cannot be replaced (append instead, or replace into another branch)", into.Name, n)
+	}
+	if m.Kept, err = freeName(s, into.Name+"-before-merge-"); err != nil {
 		return m, err
 	}
-	m.Added = grownBy(s, target, before.Len())
+	if !into.IsDefault() {
+		return m, replace(s, into, m.Ancestor, msgs, &m)
+	}
+	// The default branch has nothing after the ancestor: nothing to cut.
+	// Its head is kept as every replace keeps it, then the rest appends.
+	kept, err := s.Fork(into.ID, Head, m.Kept)
+	if err != nil {
+		return m, err
+	}
+	if err := appendAll(s, into.ID, msgs, &m); err != nil {
+		return m, errors.Join(err, s.DeleteBranch(kept.ID))
+	}
 	return m, nil
+}
+
+// appendAll appends msgs to branch id in one call and counts in m how
+// many the branch grew by.
+func appendAll(s Session, id string, msgs [][]byte, m *Merged) error {
+	before, err := s.ViewID(id)
+	if err != nil {
+		return err
+	}
+	if err := s.AppendID(id, msgs); err != nil {
+		return err
+	}
+	m.Added = grownBy(s, id, before.Len())
+	return nil
 }
 
 // replace gives into's name a new branch: into's history up to ancestor,

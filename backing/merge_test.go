@@ -144,6 +144,13 @@ func TestMergeReplaceDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendTexts(t, s, f.ID, "f1")
+	// A failed append takes back the branch made to keep the head.
+	if _, err := backing.Merge(&failing{Session: s, appends: 1}, f.ID, ids["main"], backing.MergeReplace); !errors.Is(err, errInjected) {
+		t.Fatalf("replace into main, its append failing: %v", err)
+	}
+	if _, err := s.Branch("main-before-merge-1"); !errors.Is(err, backing.ErrNotFound) {
+		t.Fatalf("a failed replace left its kept branch: %v", err)
+	}
 	m := merge(t, s, f.ID, ids["main"], backing.MergeReplace)
 	if m.Kept != "main-before-merge-1" || texts(t, s, ids["main"]) != "m1 m2 m3 m4 m5 m6 f1" || texts(t, s, branchID(t, s, m.Kept)) != "m1 m2 m3 m4 m5 m6" {
 		t.Fatalf("fast-forward replace of main: %+v, main %q", m, texts(t, s, ids["main"]))
