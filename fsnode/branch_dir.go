@@ -9,7 +9,7 @@ import (
 )
 
 // branchDir is MOUNT/<session>/branches/<name>/: the branch's files,
-// info.json and usage.json.
+// info.json, usage.json and since-fork.jsonl.
 type branchDir struct {
 	base
 	refusing
@@ -35,6 +35,7 @@ func (n *branchDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	ids := []string{n.ref.s.ID(), n.ref.id}
 	list := append([]fuse.DirEntry{entry("info.json", fileMode, ino(kindInfo, ids...))}, branchEntries(ids...)...)
 	list = append(list, entry("usage.json", fileMode, ino(kindUsage, ids...)))
+	list = append(list, entry("since-fork.jsonl", fileMode, ino(kindSinceFork, ids...)))
 	return fs.NewListDirStream(list), 0
 }
 
@@ -46,6 +47,8 @@ func (n *branchDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 		in = child(ctx, &n.Inode, name, &docFile{base: base{fsys: n.fsys}, doc: infoDoc{ref: n.ref}.doc}, fileMode, ino(kindInfo, ids...))
 	case "usage.json": // the branch's view
 		in = usageChild(ctx, n.fsys, &n.Inode, &usageDoc{s: n.ref.s, scope: usageBranch, ref: n.ref}, ids...)
+	case "since-fork.jsonl": // only below branches/: at the top the default branch has no fork point
+		in = child(ctx, &n.Inode, name, newSinceForkFile(n.fsys, n.ref), fileMode, ino(kindSinceFork, ids...))
 	default:
 		in = branchFile(ctx, &n.Inode, n.fsys, n.ref, name, ids...)
 	}

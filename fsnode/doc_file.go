@@ -9,10 +9,10 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// docFile is a small read-only JSON document made afresh at each stat and
-// each read (info.json, usage.json), so its size is exact and the kernel
-// caches none of it (direct I/O). What it holds, and its mtime, come from
-// doc.
+// docFile is a small read-only document made afresh at each stat and
+// each read (info.json, usage.json, branches.txt), so its size is exact
+// and the kernel caches none of it (direct I/O). What it holds, and its
+// mtime, come from doc.
 type docFile struct {
 	base
 	doc func() ([]byte, time.Time, error)

@@ -39,6 +39,8 @@ const (
 	kindProjectLink // by-project/<p>/<name>: by path, session id and name
 	kindByTag       // by-tag/ and its folders: by the tag path
 	kindTagLink     // by-tag/<t>/<name>: by path, session id and name
+	kindSinceFork   // branches/<b>/since-fork.jsonl
+	kindBranchTree  // branches.txt of a session
 )
 
 // ino hashes a kind and ids into an inode number below 2^63; 0 and 1 (the

@@ -15,13 +15,15 @@ import (
 
 // renderedFile is a read-only rendering of a branch (transcript.md,
 // transcript.html, transcript.redacted.md, messages.jsonl, export.json),
-// or of one turn of it (transcript.md, messages.jsonl). Its size is exact,
+// of one turn of it (transcript.md, messages.jsonl), or of its own
+// messages after its fork point (since-fork.jsonl). Its size is exact,
 // and a read renders only the messages its byte range covers.
 type renderedFile struct {
 	base
-	ref    branchRef
-	format format
-	turn   int // 0: the whole branch
+	ref       branchRef
+	format    format
+	turn      int  // 0: the whole branch
+	sinceFork bool // only the messages after the fork point (View.Inherited)
 
 	mu         sync.Mutex
 	known      int64  // the size the kernel was last told; -1: none yet
@@ -99,6 +101,16 @@ func newRenderedFile(fsys *FS, ref branchRef, f format, turn int) *renderedFile 
 	return &renderedFile{base: base{fsys: fsys}, ref: ref, format: f, turn: turn, known: -1}
 }
 
+// newSinceForkFile is since-fork.jsonl of ref: its messages after its fork
+// point, as messages.jsonl has them, so that appending the file to another
+// branch's append is an append-merge. It only grows, as messages.jsonl
+// does, and shares its piece offsets.
+func newSinceForkFile(fsys *FS, ref branchRef) *renderedFile {
+	n := newRenderedFile(fsys, ref, formatJSONL, 0)
+	n.sinceFork = true
+	return n
+}
+
 var (
 	_ = (fs.NodeOnForgetter)((*renderedFile)(nil))
 	_ = (fs.NodeGetattrer)((*renderedFile)(nil))
@@ -131,6 +143,9 @@ func (n *renderedFile) span(fresh bool) (span, error) {
 	}
 	n.fsys.reportDamage(n.ref.s, v)
 	sp := span{v: v, from: 0, to: v.Len()}
+	if n.sinceFork {
+		sp.from = v.Inherited()
+	}
 	if n.turn > 0 {
 		if sp.from, sp.to, err = v.TurnRange(n.turn); err != nil {
 			return span{}, err

@@ -52,7 +52,7 @@ func isEditorTemp(name string) bool {
 // isGenerated reports whether name is one of the files sessfs makes.
 func isGenerated(name string) bool {
 	switch name {
-	case "meta.json", "branches":
+	case "meta.json", "branches", "branches.txt":
 		return true
 	}
 	for _, f := range branchFiles {

@@ -3,6 +3,7 @@ package fsnode
 import (
 	"context"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -11,7 +12,7 @@ import (
 )
 
 // sessionDir is MOUNT/<session>/: meta.json, the default branch's files,
-// the session's usage.json, branches/ and turns/, and the temporaries editors make beside meta.json
+// the session's usage.json, branches.txt (the fork tree), branches/ and turns/, and the temporaries editors make beside meta.json
 // (scratch_dir.go).
 type sessionDir struct {
 	base
@@ -43,6 +44,7 @@ func (n *sessionDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 	list = append(list, branchEntries(id)...)
 	list = append(list, entry("usage.json", fileMode, ino(kindUsage, id)))
 	list = append(list, entry("branches", syscall.S_IFDIR, ino(kindBranches, id)))
+	list = append(list, entry("branches.txt", fileMode, ino(kindBranchTree, id)))
 	list = append(list, n.temps(false).entries()...)
 	return fs.NewListDirStream(list), 0
 }
@@ -54,6 +56,9 @@ func (n *sessionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 		in = child(ctx, &n.Inode, name, &metaFile{base: base{fsys: n.fsys}, s: n.s}, fileMode, ino(kindMeta, n.s.ID()))
 	case "usage.json": // the session's: every branch
 		in = usageChild(ctx, n.fsys, &n.Inode, &usageDoc{s: n.s, scope: usageSession}, n.s.ID())
+	case "branches.txt":
+		doc := func() ([]byte, time.Time, error) { return BranchTree(n.s) }
+		in = child(ctx, &n.Inode, name, &docFile{base: base{fsys: n.fsys}, doc: doc}, fileMode, ino(kindBranchTree, n.s.ID()))
 	case "branches":
 		in = child(ctx, &n.Inode, name, &branchesDir{base: base{fsys: n.fsys}, s: n.s}, syscall.S_IFDIR, ino(kindBranches, n.s.ID()))
 	default:

@@ -34,7 +34,7 @@ func TestBrowseListing(t *testing.T) {
 	}
 
 	// ls -l: names and types (d or -) of a session folder's entries.
-	want = []string{"append -", "branches d", "export.json -", "messages.jsonl -", "meta.json -", "transcript.html -", "transcript.md -", "transcript.redacted.md -", "turns d", "usage.json -"}
+	want = []string{"append -", "branches d", "branches.txt -", "export.json -", "messages.jsonl -", "meta.json -", "transcript.html -", "transcript.md -", "transcript.redacted.md -", "turns d", "usage.json -"}
 	var entries []string
 	for _, l := range lines(run(t, "ls", "-l", m.P("alpha"))) {
 		f := strings.Fields(l)
@@ -51,7 +51,7 @@ func TestBrowseListing(t *testing.T) {
 	if got := ls(t, m.P("alpha", "branches")); !slices.Equal(got, []string{"main"}) {
 		t.Errorf("ls branches = %q, want [main]", got)
 	}
-	want = []string{"append", "export.json", "info.json", "messages.jsonl", "transcript.html", "transcript.md", "transcript.redacted.md", "turns", "usage.json"}
+	want = []string{"append", "export.json", "info.json", "messages.jsonl", "since-fork.jsonl", "transcript.html", "transcript.md", "transcript.redacted.md", "turns", "usage.json"}
 	if got := ls(t, m.P("alpha", "branches", "main")); !slices.Equal(got, want) {
 		t.Errorf("ls branches/main = %q, want %q", got, want)
 	}
@@ -144,6 +144,7 @@ func TestBrowseSizesExact(t *testing.T) {
 	for _, want := range []string{
 		m.P("alpha", "transcript.md"), m.P("archive", "gamma", "messages.jsonl"),
 		m.P("alpha", "branches", "fork1", "info.json"), m.P("alpha", "turns", "2", "transcript.md"),
+		m.P("alpha", "branches", "fork1", "since-fork.jsonl"), m.P("alpha", "branches.txt"),
 	} {
 		if !contains(files, want) {
 			t.Errorf("find -type f does not list %s", want)

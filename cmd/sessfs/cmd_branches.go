@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/fsnode"
 )
 
 // branchJSON is one object of `sessfs branches --json`.
@@ -23,21 +24,38 @@ type branchJSON struct {
 }
 
 func runBranches(args []string) int {
-	c := newCLI("branches", "[--json] SESSION",
+	c := newCLI("branches", "[--json | --tree] SESSION",
 		`Lists the branches of SESSION, the default one first and marked '*':
 MESSAGES counts the branch's visible messages with its ancestry resolved,
 PARENT is the branch its history continues and FORKED AT how many of the
 parent's visible messages it starts with. Events (the lines an import keeps
 that are not conversation) are not counted; they are in messages.jsonl and
-export.json, whose positions therefore include them.`)
+export.json, whose positions therefore include them.
+
+--tree draws the fork tree instead, as the session folder's branches.txt
+shows it: each branch under its parent, with its messages and fork point.`)
 	asJSON := c.fs.Bool("json", false, "print one JSON array of objects")
+	asTree := c.fs.Bool("tree", false, "draw the fork tree, as branches.txt does")
 	rest, code, ok := c.parse(args, 1, 1)
 	if !ok {
 		return code
 	}
+	if *asJSON && *asTree {
+		return c.usageError("give --json or --tree, not both")
+	}
 	s, err := c.session(rest[0])
 	if err != nil {
 		return c.fail(err)
+	}
+	if *asTree {
+		tree, _, err := fsnode.BranchTree(s)
+		if err == nil {
+			_, err = os.Stdout.Write(tree)
+		}
+		if err != nil {
+			return c.fail(err)
+		}
+		return exitOK
 	}
 	list, err := s.Branches()
 	if err != nil {

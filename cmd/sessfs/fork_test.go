@@ -86,6 +86,25 @@ func TestBranches(t *testing.T) {
 	}
 }
 
+// --tree draws what branches lists, each branch under its parent.
+func TestBranchesTree(t *testing.T) {
+	s := newStore(t)
+	seed(s, "a")
+	s.ok("fork", "--at", "1", "a", "t1")
+	s.ok("append", "--branch", "t1", "a", "t1 only")
+	s.ok("fork", "--from", "t1", "a", "t1b")
+	s.ok("fork", "--at-message", "0", "a", "empty")
+	s.ok("append", "a", "main goes on")
+	want := "main: 8 messages\n" +
+		"├─ empty: 0 messages, forked at 0\n" +
+		"└─ t1: 4 messages, forked at 3\n" +
+		"   └─ t1b: 4 messages, forked at 4\n"
+	if out := s.ok("branches", "--tree", "a"); out != want {
+		t.Fatalf("branches --tree:\n%s\nwant\n%s", out, want)
+	}
+	s.fails(2, "not both", "", "branches", "--tree", "--json", "a")
+}
+
 func TestBranchRenameAndRm(t *testing.T) {
 	s := newStore(t)
 	seed(s, "a")

@@ -1,7 +1,7 @@
 // Command sessfs manages a sessfs store from the shell: it mounts it
 // (mount, umount; mount --source shows an agent's own folder), creates,
 // lists (ls, last), finds (search, index), appends to, shows, forks,
-// renames, archives, trashes and sweeps sessions and their branches,
+// renames, merges, archives, trashes and sweeps sessions and their branches,
 // imports Claude Code and Codex sessions and exports any session, continues
 // a branch in Claude Code or Codex (resume), reports
 // the tokens sessions spent and their cost (usage), and checks and
@@ -58,7 +58,8 @@ func commands() []command {
 		{"export", "write a session as Markdown, HTML, JSON, JSON lines, its original file or an agent's session", runExport},
 		{"resume", "continue a branch of a session in Claude Code or Codex", runResume},
 		{"fork", "create a branch from another at its head, a turn or a message", runFork},
-		{"branches", "list the branches of a session", runBranches},
+		{"branches", "list the branches of a session (--tree: draw the fork tree)", runBranches},
+		{"merge", "merge a branch into another: append its messages, or replace the history", runMerge},
 		{"usage", "report the tokens sessions spent and their cost, by day, project, model or session", runUsage},
 		{"branch", "rename or remove a branch (branch rename | branch rm)", runBranch},
 		{"rename", "rename a session", runRename},
