@@ -31,10 +31,15 @@ func printMachine(c *config) {
 	}
 	fsType, dev, mp := mountOf(c.work)
 	mode := "full"
-	if c.quick {
+	runs := fmt.Sprintf("%d runs per row", c.runs)
+	switch {
+	case c.scale > 0:
+		mode = "scale " + sizeName(c.scale)
+		runs = fmt.Sprintf("%d fresh mount(s) for S3–S4, 5 runs of the warm rows", c.runs)
+	case c.quick:
 		mode = "quick"
 	}
-	fmt.Printf("sessfs bench (%s, %d runs per row, %s)\n", mode, c.runs, runtime.Version())
+	fmt.Printf("sessfs bench (%s, %s, %s)\n", mode, runs, runtime.Version())
 	fmt.Printf("cpu:    %s, %d cores\n", cpu, runtime.NumCPU())
 	fmt.Printf("kernel: %s\n", kernel)
 	fmt.Printf("disk:   %s %s on %s (work folder %s)\n\n", fsType, dev, mp, c.work)
