@@ -42,6 +42,11 @@ func printMachine(c *config) {
 	fmt.Printf("sessfs bench (%s, %s, %s)\n", mode, runs, runtime.Version())
 	fmt.Printf("cpu:    %s, %d cores\n", cpu, runtime.NumCPU())
 	fmt.Printf("kernel: %s\n", kernel)
+	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+		// Other work on the machine shows in every row: say how much.
+		f := strings.Fields(string(data))
+		fmt.Printf("load:   %s %s %s (1, 5, 15 min) at the start\n", f[0], f[1], f[2])
+	}
 	fmt.Printf("disk:   %s %s on %s (work folder %s)\n\n", fsType, dev, mp, c.work)
 }
 
