@@ -124,7 +124,7 @@ func runScale(c *config, size int64) (rows []Row, err error) {
 		store, srcs int64
 	}{{"S2a", "apparent", sa, na}, {"S2b", "blocks", sb, nb}} {
 		r := Row{Row: fmt.Sprintf("%s store size, %s", s.id, s.what), Unit: "MB", Sessfs: one(mb(s.store)), Native: ptr(one(mb(s.srcs))),
-			Target: "≤ 1.05×", Note: fmt.Sprintf("du of the whole store (index/ %.1f MB of it) against du of the sources; ratio: store / sources", mb(ia))}
+			Target: "≤ 1.05×", Note: fmt.Sprintf("du of the whole store right after the import (index/ %.1f MB of it: the import leaves the search index to the first mount, S8) against du of the sources; ratio: store / sources", mb(ia))}
 		r.Ratio = float64(s.store) / float64(s.srcs)
 		r.setTarget(r.Ratio, 1.05, false)
 		rows = append(rows, r)
