@@ -10,7 +10,7 @@ DEMO_MNT   ?= $(CURDIR)/mnt
 # time, so they cannot move into data/ for good).
 DEMO_DATA  ?= $(wildcard $(CURDIR)/../shared/data $(CURDIR)/../shared/formats-next)
 
-.PHONY: build test test-long fuzz cover bench bench-quick bench-go demo demo-reset fmt vet clean
+.PHONY: build test test-long fuzz cover bench bench-quick bench-scale bench-go demo demo-reset fmt vet clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/sessfs
@@ -65,6 +65,16 @@ bench:
 
 bench-quick:
 	$(GO) run ./integration/bench -quick -check -json bench/results.json
+
+# Issue 18's table at scale (not in CI): SIZE of sessions made of the real
+# Claude Code sessions' lines in ../shared (one long session of a fifth of
+# SIZE, the rest 50–500 lines each), imported and mounted by the sessfs
+# binary, each row against the same work done natively on the sources;
+# also as JSON in bench/scale.json. SIZE takes K, M or G (decimal); about
+# 10 minutes at 1G on 2 cores, and 4× SIZE of free disk in bench/.
+SIZE ?= 1G
+bench-scale:
+	$(GO) run ./integration/bench -scale $(SIZE) -json bench/scale.json
 
 bench-go:
 	$(GO) test -run '^$$' -bench 'Fork' -benchtime 100x -count 1 ./backing/filestore/

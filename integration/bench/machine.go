@@ -31,12 +31,22 @@ func printMachine(c *config) {
 	}
 	fsType, dev, mp := mountOf(c.work)
 	mode := "full"
-	if c.quick {
+	runs := fmt.Sprintf("%d runs per row", c.runs)
+	switch {
+	case c.scale > 0:
+		mode = "scale " + sizeName(c.scale)
+		runs = fmt.Sprintf("%d fresh mount(s) for S3–S4, 5 runs of the warm rows", c.runs)
+	case c.quick:
 		mode = "quick"
 	}
-	fmt.Printf("sessfs bench (%s, %d runs per row, %s)\n", mode, c.runs, runtime.Version())
+	fmt.Printf("sessfs bench (%s, %s, %s)\n", mode, runs, runtime.Version())
 	fmt.Printf("cpu:    %s, %d cores\n", cpu, runtime.NumCPU())
 	fmt.Printf("kernel: %s\n", kernel)
+	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+		// Other work on the machine shows in every row: say how much.
+		f := strings.Fields(string(data))
+		fmt.Printf("load:   %s %s %s (1, 5, 15 min) at the start\n", f[0], f[1], f[2])
+	}
 	fmt.Printf("disk:   %s %s on %s (work folder %s)\n\n", fsType, dev, mp, c.work)
 }
 

@@ -4,6 +4,10 @@
 // same table is written as JSON to -json.
 //
 //	go run ./integration/bench [-quick] [-runs N] [-json PATH] [-dir DIR] [-check]
+//	go run ./integration/bench -scale 1G [-runs N] [-json PATH] [-dir DIR]
+//
+// With -scale SIZE it measures a store of SIZE of realistic sessions
+// instead (scale.go): rows S1–S8, written to bench/scale.json by default.
 package main
 
 import (
@@ -19,6 +23,7 @@ import (
 
 type config struct {
 	quick bool
+	scale int64 // bytes of sources of -scale; 0 without
 	runs  int
 	work  string
 	only  string // comma-separated row numbers; empty: all
@@ -43,7 +48,24 @@ func main() {
 	check := flag.Bool("check", false, "exit 1 if a row misses its target by more than 3× twice (a row that misses is measured again)")
 	only := flag.String("rows", "", "run only these rows, e.g. 4,8 (default: all)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (mount included) to this file")
+	scale := flag.String("scale", "", "measure a store of this `SIZE` of generated sessions (200M, 1G: rows S1–S8) instead of the rows above")
 	flag.Parse()
+
+	var size int64
+	if *scale != "" {
+		var err error
+		if size, err = parseSize(*scale); err != nil {
+			fatal(err)
+		}
+		if *quick || *check || *only != "" {
+			fatal(fmt.Errorf("-scale takes no -quick, -check or -rows: its rows share one store"))
+		}
+		jsonSet := false
+		flag.Visit(func(f *flag.Flag) { jsonSet = jsonSet || f.Name == "json" })
+		if !jsonSet {
+			*jsonPath = "bench/scale.json"
+		}
+	}
 
 	c := &config{quick: *quick, runs: *runs, only: *only}
 	if *cpuprofile != "" {
@@ -60,7 +82,13 @@ func main() {
 		if c.quick {
 			c.runs = 3
 		}
+		if size > 0 {
+			// -scale: the fresh mounts of S3 and S4 (a first read of the
+			// long session takes a while); the other rows take their own.
+			c.runs = 1
+		}
 	}
+	c.scale = size
 	if c.quick {
 		c.appendOps, c.concOps = 200, 50
 		c.nSessions, c.msgsPerSess = 2000, 20
@@ -90,7 +118,12 @@ func main() {
 	}
 
 	printMachine(c)
-	rows, err := run(c)
+	var rows []Row
+	if c.scale > 0 {
+		rows, err = runScale(c, c.scale)
+	} else {
+		rows, err = run(c)
+	}
 	if err == nil && *check {
 		rows, err = again(c, rows)
 	}

@@ -104,8 +104,10 @@ func unmount(mnt string) error {
 	return nil
 }
 
-// unmountAll takes down every mount still up, on the way out.
+// unmountAll takes down every mount still up, on the way out: in-process
+// ones and the daemons of -scale.
 func unmountAll() {
+	unmountDaemons()
 	mountsMu.Lock()
 	var all []string
 	for m := range mounts {

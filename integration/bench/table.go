@@ -124,6 +124,9 @@ func fmtNum(v float64) string {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	case a >= 10:
 		return strconv.FormatFloat(v, 'f', 2, 64)
+	case a > 0 && a < 0.01:
+		// Two figures, not 0.000: -scale's ratios reach 10⁻⁵.
+		return strconv.FormatFloat(v, 'g', 2, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
