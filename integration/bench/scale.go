@@ -142,7 +142,8 @@ func runScale(c *config, size int64) (rows []Row, err error) {
 		}
 		d = mountDaemon(c, bin, store)
 		p := filepath.Join(d.mnt, src.longName, "transcript.md")
-		t0 := time.Now()
+		start := time.Now()
+		t0 := start
 		fi := must1(os.Stat(p))
 		statMs = append(statMs, ms(time.Since(t0)))
 		t0 = time.Now()
@@ -151,7 +152,7 @@ func runScale(c *config, size int64) (rows []Row, err error) {
 		if tsize != fi.Size() {
 			must(fmt.Errorf("%s: stat said %d bytes, a read gave %d", p, fi.Size(), tsize))
 		}
-		step(fmt.Sprintf("fresh mount %d: stat and first cat of the long transcript", i+1), t0)
+		step(fmt.Sprintf("fresh mount %d: stat and first cat of the long transcript", i+1), start)
 	}
 	idleRSS := procStatus(d.pid(), "VmRSS") // after the long transcript only
 	var nStat, nRead []float64
