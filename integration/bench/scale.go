@@ -22,6 +22,7 @@ import (
 // parseSize reads 200M, 1G, 500K or a count of bytes; K, M and G are
 // decimal (10^3, 10^6, 10^9), as the MB/s of the table.
 func parseSize(s string) (int64, error) {
+	given := s
 	mult := int64(1)
 	switch strings.ToUpper(s[len(s)-1:]) {
 	case "K":
@@ -36,7 +37,7 @@ func parseSize(s string) (int64, error) {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || v <= 0 {
-		return 0, fmt.Errorf("-scale %q: want a size such as 200M or 1G", s)
+		return 0, fmt.Errorf("-scale %q: want a size such as 200M or 1G", given)
 	}
 	return int64(v * float64(mult)), nil
 }
