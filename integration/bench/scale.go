@@ -22,6 +22,7 @@ import (
 // parseSize reads 200M, 1G, 500K or a count of bytes; K, M and G are
 // decimal (10^3, 10^6, 10^9), as the MB/s of the table.
 func parseSize(s string) (int64, error) {
+	given := s
 	mult := int64(1)
 	switch strings.ToUpper(s[len(s)-1:]) {
 	case "K":
@@ -36,7 +37,7 @@ func parseSize(s string) (int64, error) {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || v <= 0 {
-		return 0, fmt.Errorf("-scale %q: want a size such as 200M or 1G", s)
+		return 0, fmt.Errorf("-scale %q: want a size such as 200M or 1G", given)
 	}
 	return int64(v * float64(mult)), nil
 }
@@ -142,7 +143,8 @@ func runScale(c *config, size int64) (rows []Row, err error) {
 		}
 		d = mountDaemon(c, bin, store)
 		p := filepath.Join(d.mnt, src.longName, "transcript.md")
-		t0 := time.Now()
+		start := time.Now()
+		t0 := start
 		fi := must1(os.Stat(p))
 		statMs = append(statMs, ms(time.Since(t0)))
 		t0 = time.Now()
@@ -151,7 +153,7 @@ func runScale(c *config, size int64) (rows []Row, err error) {
 		if tsize != fi.Size() {
 			must(fmt.Errorf("%s: stat said %d bytes, a read gave %d", p, fi.Size(), tsize))
 		}
-		step(fmt.Sprintf("fresh mount %d: stat and first cat of the long transcript", i+1), t0)
+		step(fmt.Sprintf("fresh mount %d: stat and first cat of the long transcript", i+1), start)
 	}
 	idleRSS := procStatus(d.pid(), "VmRSS") // after the long transcript only
 	var nStat, nRead []float64
