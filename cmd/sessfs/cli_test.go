@@ -67,6 +67,8 @@ func TestHelpTexts(t *testing.T) {
 		{"fork", []string{"the first N visible messages", "are not counted", "keep the first N visible messages (events not counted)"}},
 		{"append", []string{"An empty or blank\nTEXT is refused (exit 2)", "empty or blank standard input (exit 1)"}},
 		{"umount", []string{"A path where no sessfs is mounted (a missing one too) is refused"}},
+		{"merge", []string{"found from the fork\npoints however deep the forks go", "kept as branch INTO-before-merge-N", "The default branch is the root of the tree and cannot be cut", "not stored again"}},
+		{"branches", []string{"--tree draws the fork tree instead, as the session folder's branches.txt"}},
 	} {
 		r := runIn(t, "", c.cmd, "--help")
 		for _, want := range c.want {
