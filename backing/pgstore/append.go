@@ -111,39 +111,30 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 			prompt = i
 		}
 	}
-	ctx, cancel := s.st.ctx()
-	defer cancel()
-	b, err := s.fixedBranch(ctx, branchID)
-	if err != nil {
-		return err
-	}
+	var b branchRow
 	var ancIDs []string
 	var ancN []int64
-	if anyGiven {
-		chain, err := s.fixedChain(ctx, b)
-		if err != nil {
-			return err
-		}
-		for i, sp := range chain {
-			n := sp.n
-			if i == 0 {
-				n = math.MaxInt64 // all of the branch's own, as of the lock
-			}
-			ancIDs, ancN = append(ancIDs, sp.id), append(ancN, n)
-		}
+	if err := s.st.read(func(ctx context.Context) (err error) {
+		b, ancIDs, ancN, err = s.appendTarget(ctx, branchID, anyGiven)
+		return err
+	}); err != nil {
+		return err
 	}
-	batch := &pgx.Batch{}
 	sql, args := appendNewSQL, []any{s.id, b.ID, f.raw, f.id, f.kind, int64(len(f.raw)), f.events, f.bytes,
 		t, s.st.origin, f.role, f.ts, f.tsv, f.spends}
 	if anyGiven {
-		batch.Queue(`SELECT 1 FROM branches WHERE session_id = $1 AND branch_id = $2 FOR UPDATE`, s.id, b.ID)
 		sql, args = appendSQL, []any{s.id, b.ID, f.raw, f.id, f.kind, f.given, ancIDs, ancN, t, s.st.origin,
 			f.role, f.ts, f.tsv, f.spends}
 	}
 	var next, inherited, n int64
 	found := false
-	batch.Queue(sql, args...).
-		QueryRow(func(row pgx.Row) error {
+	err := s.st.write(func(ctx context.Context) error {
+		batch := &pgx.Batch{}
+		if anyGiven {
+			batch.Queue(`SELECT 1 FROM branches WHERE session_id = $1 AND branch_id = $2 FOR UPDATE`, s.id, b.ID)
+		}
+		found = false
+		batch.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
 			var notified any
 			err := row.Scan(&next, &inherited, &n, &notified)
 			if errors.Is(err, pgx.ErrNoRows) {
@@ -152,13 +143,15 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 			found = err == nil
 			return err
 		})
-	// A batch is one implicit transaction: the lock is held until the
-	// append commits.
-	if err := s.st.pool.SendBatch(ctx, batch).Close(); err != nil {
+		// A batch is one implicit transaction: the lock is held until
+		// the append commits.
+		return s.st.pool.SendBatch(ctx, batch).Close()
+	})
+	if err != nil {
 		return err
 	}
 	if !found {
-		if err := s.whyNot(ctx, b.ID); err != nil {
+		if err := s.st.read(func(ctx context.Context) error { return s.whyNot(ctx, b.ID) }); err != nil {
 			return err
 		}
 		// The branch is there and writable: an append always updates
@@ -213,6 +206,28 @@ func (f *fields) add(line []byte, id string, given bool) backing.Kind {
 		f.events++
 	}
 	return k
+}
+
+// appendTarget is the branch an append to id goes to, and, when the
+// append has ids of its writer's, the ancestry its retries are looked for
+// in: each branch and how many of its own messages count (all of the
+// branch's own, as of the lock the append takes).
+func (s *Session) appendTarget(ctx context.Context, id string, retries bool) (b branchRow, ids []string, ns []int64, err error) {
+	if b, err = s.fixedBranch(ctx, id); err != nil || !retries {
+		return b, nil, nil, err
+	}
+	chain, err := s.fixedChain(ctx, b)
+	if err != nil {
+		return b, nil, nil, err
+	}
+	for i, sp := range chain {
+		n := sp.n
+		if i == 0 {
+			n = math.MaxInt64
+		}
+		ids, ns = append(ids, sp.id), append(ns, n)
+	}
+	return b, ids, ns, nil
 }
 
 // fixedBranch is branch id ("" the default) as the handle remembers it,
@@ -276,27 +291,33 @@ func (s *Session) Backdate(branchID string, t time.Time) error {
 	if branchID != "" && !validID(branchID) {
 		return fmt.Errorf("branch id %q: %w", branchID, backing.ErrNotFound)
 	}
-	ctx, cancel := s.st.ctx()
-	defer cancel()
-	b, err := s.fixedBranch(ctx, branchID)
-	if err != nil {
+	// It sets a time, so running it again is harmless: it is retried as
+	// a read is.
+	var b branchRow
+	var n int64
+	moved := false
+	err := s.st.read(func(ctx context.Context) (err error) {
+		if b, err = s.fixedBranch(ctx, branchID); err != nil {
+			return err
+		}
+		var notified int64
+		err = s.st.pool.QueryRow(ctx, `WITH b AS (
+				UPDATE branches SET mod_time = $3
+				WHERE session_id = $1 AND branch_id = $2 AND deleted_at IS NULL AND NOT trashed AND $3 < mod_time
+				RETURNING inherited + next_seq AS n
+			), ch AS (
+				INSERT INTO changes (session_id, kind, branch_id, len, origin, at)
+				SELECT $1, 1, $2, b.n, $4, $5 FROM b RETURNING revision
+			)
+			SELECT b.n, (SELECT count(pg_notify('`+notifyChannel+`', revision::text)) FROM ch) FROM b`,
+			s.id, b.ID, t, s.st.origin, now()).Scan(&n, &notified)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return s.whyNot(ctx, b.ID) // or t is not earlier: nothing to do
+		}
+		moved = err == nil
 		return err
-	}
-	var n, notified int64
-	err = s.st.pool.QueryRow(ctx, `WITH b AS (
-			UPDATE branches SET mod_time = $3
-			WHERE session_id = $1 AND branch_id = $2 AND deleted_at IS NULL AND NOT trashed AND $3 < mod_time
-			RETURNING inherited + next_seq AS n
-		), ch AS (
-			INSERT INTO changes (session_id, kind, branch_id, len, origin, at)
-			SELECT $1, 1, $2, b.n, $4, $5 FROM b RETURNING revision
-		)
-		SELECT b.n, (SELECT count(pg_notify('`+notifyChannel+`', revision::text)) FROM ch) FROM b`,
-		s.id, b.ID, t, s.st.origin, now()).Scan(&n, &notified)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return s.whyNot(ctx, b.ID) // or t is not earlier: nothing to do
-	}
-	if err != nil {
+	})
+	if err != nil || !moved {
 		return err
 	}
 	s.st.publish(backing.Change{Kind: backing.Appended, Session: s.id, Branch: b.ID, Len: int(n)})

@@ -132,9 +132,12 @@ type span struct {
 
 // branches reads the live branches, in one query.
 func (s *Session) branches() (branchSet, error) {
-	ctx, cancel := s.st.ctx()
-	defer cancel()
-	return s.loadBranches(ctx, s.st.pool)
+	var set branchSet
+	err := s.st.read(func(ctx context.Context) (err error) {
+		set, err = s.loadBranches(ctx, s.st.pool)
+		return err
+	})
+	return set, err
 }
 
 // Branches lists the branches, the default one first, then the others

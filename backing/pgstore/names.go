@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -27,13 +28,15 @@ func (st *Store) TrashedIDs() ([]string, error) {
 }
 
 func (st *Store) strings(sql string, args ...any) ([]string, error) {
-	ctx, cancel := st.ctx()
-	defer cancel()
-	rows, err := st.pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	var out []string
+	err := st.read(func(ctx context.Context) error {
+		rows, err := st.pool.Query(ctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
 	if out == nil {
 		out = []string{}
 	}
@@ -43,10 +46,10 @@ func (st *Store) strings(sql string, args ...any) ([]string, error) {
 // NamesChanged is when a name last came or went, by any writer; the zero
 // time if none ever did or the database cannot say.
 func (st *Store) NamesChanged() time.Time {
-	ctx, cancel := st.ctx()
-	defer cancel()
 	var t time.Time
-	err := st.pool.QueryRow(ctx, `SELECT at FROM changes WHERE kind = 4 ORDER BY revision DESC LIMIT 1`).Scan(&t)
+	err := st.read(func(ctx context.Context) error {
+		return st.pool.QueryRow(ctx, `SELECT at FROM changes WHERE kind = 4 ORDER BY revision DESC LIMIT 1`).Scan(&t)
+	})
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		st.logf("names changed: %v", err)
 	}
@@ -58,10 +61,10 @@ func (st *Store) lookupName(name string) (id, state string, err error) {
 	if backing.ValidName(name) != nil {
 		return "", "", fmt.Errorf("session %q: %w", name, backing.ErrNotFound)
 	}
-	ctx, cancel := st.ctx()
-	defer cancel()
 	var archived bool
-	err = st.pool.QueryRow(ctx, `SELECT session_id::text, archived FROM names WHERE name = $1`, name).Scan(&id, &archived)
+	err = st.read(func(ctx context.Context) error {
+		return st.pool.QueryRow(ctx, `SELECT session_id::text, archived FROM names WHERE name = $1`, name).Scan(&id, &archived)
+	})
 	if err != nil {
 		return "", "", errNoRows(err, fmt.Sprintf("session %q", name))
 	}
@@ -92,10 +95,10 @@ func (st *Store) SessionByID(id string) (backing.Session, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("session id %q: %w", id, backing.ErrNotFound)
 	}
-	ctx, cancel := st.ctx()
-	defer cancel()
 	var one int
-	if err := st.pool.QueryRow(ctx, `SELECT 1 FROM sessions WHERE session_id = $1`, id).Scan(&one); err != nil {
+	if err := st.read(func(ctx context.Context) error {
+		return st.pool.QueryRow(ctx, `SELECT 1 FROM sessions WHERE session_id = $1`, id).Scan(&one)
+	}); err != nil {
 		return nil, errNoRows(err, "session id "+id)
 	}
 	return st.handle(id), nil
@@ -105,8 +108,15 @@ func (st *Store) SessionByID(id string) (backing.Session, error) {
 // trashed ones too when all is set) in one query, oldest activity first:
 // the counts are the default branch row's, no message is read.
 func (st *Store) List(all bool) ([]backing.SessionInfo, error) {
-	ctx, cancel := st.ctx()
-	defer cancel()
+	var out []backing.SessionInfo
+	err := st.read(func(ctx context.Context) (err error) {
+		out, err = st.list(ctx, all)
+		return err
+	})
+	return out, err
+}
+
+func (st *Store) list(ctx context.Context, all bool) ([]backing.SessionInfo, error) {
 	rows, err := st.pool.Query(ctx, `SELECT s.session_id::text, s.name, s.state, s.meta, s.created,
 			coalesce(b.next_seq - b.events, 0),
 			(SELECT max(x.mod_time) FROM branches x WHERE x.session_id = s.session_id AND x.deleted_at IS NULL)

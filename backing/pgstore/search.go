@@ -23,6 +23,15 @@ func (st *Store) Search(q backing.Query) ([]backing.Hit, error) {
 	if err != nil {
 		return nil, err
 	}
+	var hits []backing.Hit
+	err = st.read(func(ctx context.Context) (err error) {
+		hits, err = st.search(ctx, q, terms)
+		return err
+	})
+	return hits, err
+}
+
+func (st *Store) search(ctx context.Context, q backing.Query, terms []backing.Term) ([]backing.Hit, error) {
 	args := []any{tsquery(terms)}
 	arg := func(v any) string {
 		args = append(args, v)
@@ -71,8 +80,6 @@ func (st *Store) Search(q backing.Query) ([]backing.Hit, error) {
 	if q.Limit > 0 {
 		sql += ` LIMIT ` + arg(q.Limit)
 	}
-	ctx, cancel := st.ctx()
-	defer cancel()
 	rows, err := st.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
@@ -153,8 +160,15 @@ func (st *Store) turns(ctx context.Context, hits []backing.Hit) error {
 // query of the sessions and their branches' counts, after catching up
 // what they spent.
 func (st *Store) Catalog(q backing.CatalogQuery) ([]backing.Entry, error) {
-	ctx, cancel := st.ctx()
-	defer cancel()
+	var out []backing.Entry
+	err := st.read(func(ctx context.Context) (err error) {
+		out, err = st.catalog(ctx, q)
+		return err
+	})
+	return out, err
+}
+
+func (st *Store) catalog(ctx context.Context, q backing.CatalogQuery) ([]backing.Entry, error) {
 	if err := st.catchUpSpend(ctx); err != nil {
 		return nil, err
 	}

@@ -46,19 +46,19 @@ func (s *Session) ID() string { return s.id }
 
 // Trashed reports whether the session is in the trash, and so read-only.
 func (s *Session) Trashed() bool {
-	ctx, cancel := s.st.ctx()
-	defer cancel()
 	var state string
-	err := s.st.pool.QueryRow(ctx, `SELECT state FROM sessions WHERE session_id = $1`, s.id).Scan(&state)
+	err := s.st.read(func(ctx context.Context) error {
+		return s.st.pool.QueryRow(ctx, `SELECT state FROM sessions WHERE session_id = $1`, s.id).Scan(&state)
+	})
 	return err == nil && state == backing.StateTrashed
 }
 
 // MetaBytes is meta.json as stored.
 func (s *Session) MetaBytes() ([]byte, error) {
-	ctx, cancel := s.st.ctx()
-	defer cancel()
 	var b []byte
-	err := s.st.pool.QueryRow(ctx, `SELECT meta FROM sessions WHERE session_id = $1`, s.id).Scan(&b)
+	err := s.st.read(func(ctx context.Context) error {
+		return s.st.pool.QueryRow(ctx, `SELECT meta FROM sessions WHERE session_id = $1`, s.id).Scan(&b)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("session id %s: %w", s.id, backing.ErrNotFound)
 	}
@@ -80,10 +80,10 @@ func (s *Session) Meta() (backing.Meta, error) {
 
 // MetaModTime is when the meta last changed.
 func (s *Session) MetaModTime() (time.Time, error) {
-	ctx, cancel := s.st.ctx()
-	defer cancel()
 	var t time.Time
-	err := s.st.pool.QueryRow(ctx, `SELECT meta_time FROM sessions WHERE session_id = $1`, s.id).Scan(&t)
+	err := s.st.read(func(ctx context.Context) error {
+		return s.st.pool.QueryRow(ctx, `SELECT meta_time FROM sessions WHERE session_id = $1`, s.id).Scan(&t)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return t, fmt.Errorf("session id %s: %w", s.id, backing.ErrNotFound)
 	}
@@ -93,11 +93,11 @@ func (s *Session) MetaModTime() (time.Time, error) {
 // LastAppend is the time of the last append to any branch, or of the
 // session's creation.
 func (s *Session) LastAppend() (time.Time, error) {
-	ctx, cancel := s.st.ctx()
-	defer cancel()
 	var t *time.Time
-	err := s.st.pool.QueryRow(ctx, `SELECT max(mod_time) FROM branches
-		WHERE session_id = $1 AND deleted_at IS NULL`, s.id).Scan(&t)
+	err := s.st.read(func(ctx context.Context) error {
+		return s.st.pool.QueryRow(ctx, `SELECT max(mod_time) FROM branches
+			WHERE session_id = $1 AND deleted_at IS NULL`, s.id).Scan(&t)
+	})
 	if err != nil || t == nil {
 		return time.Time{}, err
 	}

@@ -133,10 +133,10 @@ const nominalFree = 1 << 50
 // Space reports the database's size as used, beside a nominal free room
 // (see nominalFree).
 func (st *Store) Space() (backing.Space, error) {
-	ctx, cancel := st.ctx()
-	defer cancel()
 	var used int64
-	if err := st.pool.QueryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&used); err != nil {
+	if err := st.read(func(ctx context.Context) error {
+		return st.pool.QueryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&used)
+	}); err != nil {
 		return backing.Space{}, err
 	}
 	const bs = 4096

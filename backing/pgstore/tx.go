@@ -24,12 +24,12 @@ type changes []backing.Change
 // inTx runs fn in a transaction and, once it committed, tells this
 // process's subscribers of the changes fn recorded.
 func (st *Store) inTx(fn func(ctx context.Context, tx pgx.Tx, cs *changes) error) error {
-	ctx, cancel := st.ctx()
-	defer cancel()
 	var cs changes
-	err := pgx.BeginFunc(ctx, st.pool, func(tx pgx.Tx) error {
-		cs = cs[:0]
-		return fn(ctx, tx, &cs)
+	err := st.write(func(ctx context.Context) error {
+		return pgx.BeginFunc(ctx, st.pool, func(tx pgx.Tx) error {
+			cs = cs[:0]
+			return fn(ctx, tx, &cs)
+		})
 	})
 	if err != nil {
 		return err

@@ -37,17 +37,23 @@ func (s *Session) ViewID(id string) (backing.View, error) {
 	if id != "" && !validID(id) {
 		return nil, fmt.Errorf("branch id %q: %w", id, backing.ErrNotFound)
 	}
-	ctx, cancel := s.st.ctx()
-	defer cancel()
-	set, err := s.loadBranches(ctx, s.st.pool)
+	var v *View
+	err := s.st.read(func(ctx context.Context) error {
+		set, err := s.loadBranches(ctx, s.st.pool)
+		if err != nil {
+			return err
+		}
+		b, err := set.byID(id)
+		if err != nil {
+			return err
+		}
+		v, err = s.view(ctx, set, b)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	b, err := set.byID(id)
-	if err != nil {
-		return nil, err
-	}
-	return s.view(ctx, set, b)
+	return v, nil
 }
 
 func (s *Session) view(ctx context.Context, set branchSet, b branchRow) (*View, error) {
@@ -202,16 +208,30 @@ func (v *View) Read(from, to int) ([]backing.Message, error) {
 			ids, los, his = append(ids, sg.branchID), append(los, int64(a)), append(his, int64(b))
 		}
 	}
-	ctx, cancel := v.s.st.ctx()
-	defer cancel()
-	rows, err := v.s.st.pool.Query(ctx, `SELECT m.raw
-		FROM unnest($2::uuid[], $3::bigint[], $4::bigint[]) WITH ORDINALITY AS r(branch_id, lo, hi, o)
-		JOIN messages m ON m.session_id = $1 AND m.branch_id = r.branch_id AND m.seq >= r.lo AND m.seq < r.hi
-		ORDER BY r.o, m.seq`, v.s.id, ids, los, his)
+	var raws [][]byte
+	err := v.s.st.read(func(ctx context.Context) (err error) {
+		raws, err = v.s.readRaw(ctx, ids, los, his, to-from)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	raws := make([][]byte, 0, to-from)
+	if len(raws) != to-from {
+		return nil, fmt.Errorf("%w: read %d messages of [%d, %d)", backing.ErrDamaged, len(raws), from, to)
+	}
+	return v.messages(from, to, raws), nil
+}
+
+// readRaw reads the stored bytes of the segments' ranges, in order.
+func (s *Session) readRaw(ctx context.Context, ids []string, los, his []int64, n int) ([][]byte, error) {
+	rows, err := s.st.pool.Query(ctx, `SELECT m.raw
+		FROM unnest($2::uuid[], $3::bigint[], $4::bigint[]) WITH ORDINALITY AS r(branch_id, lo, hi, o)
+		JOIN messages m ON m.session_id = $1 AND m.branch_id = r.branch_id AND m.seq >= r.lo AND m.seq < r.hi
+		ORDER BY r.o, m.seq`, s.id, ids, los, his)
+	if err != nil {
+		return nil, err
+	}
+	raws := make([][]byte, 0, n)
 	for rows.Next() {
 		var raw []byte
 		if err := rows.Scan(&raw); err != nil {
@@ -220,12 +240,12 @@ func (v *View) Read(from, to int) ([]backing.Message, error) {
 		}
 		raws = append(raws, raw)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(raws) != to-from {
-		return nil, fmt.Errorf("%w: read %d messages of [%d, %d)", backing.ErrDamaged, len(raws), from, to)
-	}
+	return raws, rows.Err()
+}
+
+// messages are messages [from, to) of the view, their bytes raws, with
+// their turns.
+func (v *View) messages(from, to int, raws [][]byte) []backing.Message {
 	out := make([]backing.Message, 0, to-from)
 	turn := v.starts(from)
 	k := 0
@@ -249,5 +269,5 @@ func (v *View) Read(from, to int) ([]backing.Message, error) {
 			k++
 		}
 	}
-	return out, nil
+	return out
 }

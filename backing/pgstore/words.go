@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/sessfs/sessfs/backing"
 	"golang.org/x/text/unicode/norm"
@@ -255,10 +254,6 @@ func oneLine(s string) string {
 			continue
 		}
 		space = false
-		if r == utf8.RuneError {
-			b.WriteRune(r)
-			continue
-		}
 		b.WriteRune(r)
 	}
 	return b.String()

@@ -19,6 +19,7 @@ type server struct {
 	dir  string // the folder: data/, the log and the socket
 	bin  string // where initdb and pg_ctl are
 	cred *syscall.Credential
+	opts string // the server's options (pg_ctl -o)
 }
 
 // findBin finds the folder of initdb and pg_ctl: on the PATH, else the
@@ -81,14 +82,26 @@ func startServer() (*server, error) {
 	}
 	// Durability is not what these tests test: fsync off makes a
 	// CREATE DATABASE per test cheap.
-	opts := fmt.Sprintf("-k %s -c listen_addresses='' -c fsync=off -c synchronous_commit=off "+
+	s.opts = fmt.Sprintf("-k %s -c listen_addresses='' -c fsync=off -c synchronous_commit=off "+
 		"-c full_page_writes=off -c max_connections=300", dir)
-	if err := s.run("pg_ctl", "-D", data, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "-o", opts, "start"); err != nil {
+	if err := s.start(); err != nil {
 		log, _ := os.ReadFile(filepath.Join(dir, "log"))
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%w\n%s", err, log)
 	}
 	return s, nil
+}
+
+// start starts the server and waits until it takes connections.
+func (s *server) start() error {
+	return s.run("pg_ctl", "-D", filepath.Join(s.dir, "data"), "-l", filepath.Join(s.dir, "log"),
+		"-w", "-t", "60", "-o", s.opts, "start")
+}
+
+// halt stops the server, its connections cut (pg_ctl -m fast), and keeps
+// its data.
+func (s *server) halt() error {
+	return s.run("pg_ctl", "-D", filepath.Join(s.dir, "data"), "-m", "fast", "-w", "stop")
 }
 
 // run runs one of the server's programs, as the server's user.

@@ -1,0 +1,172 @@
+package pgstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/pgstore"
+	"github.com/sessfs/sessfs/backing/pgstore/pgtest"
+)
+
+// retryingWriter appends n messages with ids of their own, one an append,
+// as a harness that wants each stored once does: a failed append is sent
+// again until it succeeds. It counts the appends done and the failures,
+// and keeps the longest time a failure took.
+type retryingWriter struct {
+	done, failures atomic.Int64
+	slowest        atomic.Int64 // ns
+}
+
+func (w *retryingWriter) run(s backing.Session, n int) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for seq := range n {
+		m := fmt.Appendf(nil, `{"id":"m%d","role":"user","content":"message %d"}`, seq, seq)
+		for {
+			start := time.Now()
+			err := s.AppendID("", [][]byte{m})
+			if err == nil {
+				break
+			}
+			w.failures.Add(1)
+			if d := time.Since(start).Nanoseconds(); d > w.slowest.Load() {
+				w.slowest.Store(d)
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("message %d: still failing: %w", seq, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		w.done.Add(1)
+	}
+	return nil
+}
+
+// wantOnceEach checks that branch "" of s holds m0 … m(n-1), each once, in
+// order.
+func wantOnceEach(t *testing.T, s backing.Session, n int) {
+	t.Helper()
+	v, err := s.ViewID("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := v.Read(0, v.Len())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != n {
+		t.Errorf("%d messages stored, want %d", len(msgs), n)
+	}
+	for i, m := range msgs {
+		var x struct{ ID string }
+		json.Unmarshal(m.Raw, &x)
+		if want := fmt.Sprintf("m%d", i); x.ID != want {
+			t.Fatalf("message %d is %s, want %s: lost, repeated or out of order", i, x.ID, want)
+		}
+	}
+}
+
+// waitUntil polls cond for up to a minute.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for start := time.Now(); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > time.Minute {
+			t.Fatalf("no %s in a minute", what)
+		}
+	}
+}
+
+// TestRestartUnderLoad: the server stops and starts again while a writer
+// appends. Appends fail while it is down, each within the store's
+// timeout, never hanging; once it is back every message is stored once,
+// and a second store's change feed, reconnected, reports the last.
+func TestRestartUnderLoad(t *testing.T) {
+	srv := pgtest.Own(t)
+	const timeout = 3 * time.Second
+	st, err := pgstore.Open(srv.URL(), pgstore.Options{Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	other := open(t, srv.URL())
+	s, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log changeLog
+	sub := other.Subscribe(log.add)
+	defer sub.Close()
+	sub.Follow(s.ID())
+
+	const n = 300
+	var w retryingWriter
+	errc := make(chan error, 1)
+	go func() { errc <- w.run(s, n) }()
+	waitUntil(t, "first appends", func() bool { return w.done.Load() >= 100 })
+	srv.Stop(t)
+	waitUntil(t, "failed append while the server is down", func() bool { return w.failures.Load() > 0 })
+	srv.Start(t)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Duration(w.slowest.Load()); d > timeout+time.Second {
+		t.Errorf("a failed append took %v, more than the timeout %v", d, timeout)
+	}
+	t.Logf("%d appends failed while the server was down; the slowest failure took %v", w.failures.Load(), time.Duration(w.slowest.Load()))
+	wantOnceEach(t, s, n)
+	log.waitFor(t, "the last append, after the restart", backing.Change{Kind: backing.Appended, Session: s.ID(), Len: n})
+}
+
+// TestTerminateUnderLoad: the server cuts the store's connections again
+// and again while a writer appends (pg_terminate_backend, as a failover
+// or an administrator does). What the writer retries is stored once.
+func TestTerminateUnderLoad(t *testing.T) {
+	url := pgtest.URL(t)
+	st := open(t, url)
+	s, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+
+	const n = 300
+	var w retryingWriter
+	errc := make(chan error, 1)
+	go func() { errc <- w.run(s, n) }()
+	kills := 0
+	for w.done.Load() < n {
+		select {
+		case err := <-errc:
+			if err != nil {
+				t.Fatal(err)
+			}
+			errc <- nil
+		default:
+		}
+		var k int
+		if err := admin.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		kills += k
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d connections cut, %d appends failed and were sent again", kills, w.failures.Load())
+	if w.failures.Load() == 0 {
+		t.Log("no append failed: the cuts fell between appends")
+	}
+	wantOnceEach(t, s, n)
+}

@@ -1,0 +1,59 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// A pooled connection the server has cut (a restart, a failover,
+// pg_terminate_backend) is found dead only when it is used: the pool
+// pings those idle for more than a second, not the others. So a call
+// that meets a dead connection runs again, on another: a read whatever
+// the failure of the connection, a write only when nothing of it reached
+// the server (pgconn.SafeToRetry), so that it is never done twice.
+
+// attempts is how many times a call runs at most.
+const attempts = 3
+
+// read runs fn, a call that changes nothing, again when its connection
+// was lost.
+func (st *Store) read(fn func(ctx context.Context) error) error {
+	return st.again(fn, lostConnection)
+}
+
+// write runs fn, a call that changes the store, again when it failed
+// before the server saw any of it.
+func (st *Store) write(fn func(ctx context.Context) error) error {
+	return st.again(fn, pgconn.SafeToRetry)
+}
+
+func (st *Store) again(fn func(ctx context.Context) error, retry func(error) bool) error {
+	for i := 1; ; i++ {
+		ctx, cancel := st.ctx()
+		err := fn(ctx)
+		cancel()
+		if err == nil || i == attempts || !retry(err) {
+			return err
+		}
+	}
+}
+
+// lostConnection reports whether err is the loss of the connection rather
+// than an answer of the server's (a bad statement, a constraint).
+func lostConnection(err error) bool {
+	if pgconn.SafeToRetry(err) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		// 57P01-57P03: the server is shutting down or went away;
+		// class 08: connection exceptions.
+		return pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" || pe.Code[:2] == "08"
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && !ne.Timeout()
+}
