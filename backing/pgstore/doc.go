@@ -29,4 +29,12 @@
 //     NOTIFYs in its own transaction: other processes take the
 //     notification as a hint and read the changes past the last revision
 //     they saw (feed.go, listen.go).
+//   - What search and the catalog read is derived from each message as it
+//     is stored (its words as a tsvector, its role and time, whether it
+//     spends), so search never catches up with the store (search.go,
+//     words.go); what sessions spent is caught up from per-branch marks
+//     (spend.go). Reindex derives it all again.
+//
+// Beside the contract it has fsck (fsck.go) and sweep (sweep.go), and
+// pgtest, a database of its own for each test.
 package pgstore

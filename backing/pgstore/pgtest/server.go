@@ -54,8 +54,15 @@ func startServer() (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "sessfs-pg-")
+	reapStale(bin)
+	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
+		return nil, err
+	}
+	// Whose it is: a test process that died before it could stop its
+	// server (a panic) leaves it to the next one to stop (reapStale).
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	s := &server{dir: dir, bin: bin}
@@ -123,6 +130,34 @@ func (s *server) url(db string) string {
 	u := url.URL{Scheme: "postgres", User: url.User("postgres"), Host: "localhost", Path: "/" + db,
 		RawQuery: url.Values{"host": {s.dir}, "sslmode": {"disable"}}.Encode()}
 	return u.String()
+}
+
+const (
+	dirPrefix = "sessfs-pg-"
+	ownerFile = "owner" // the pid of the test process the server is for
+)
+
+// reapStale stops and removes the servers of test processes that are
+// gone: a test binary that panics never runs Main's stop.
+func reapStale(bin string) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			continue // not one of ours, or being made right now
+		}
+		pid, err := strconv.Atoi(string(b))
+		if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue // its process is alive
+		}
+		s := &server{dir: dir, bin: bin}
+		if fi, err := os.Stat(dir); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != uint32(os.Geteuid()) {
+				s.cred = &syscall.Credential{Uid: st.Uid, Gid: st.Gid}
+			}
+		}
+		s.stop()
+	}
 }
 
 // stop stops the server at once and removes its folder.
