@@ -138,7 +138,7 @@ func (s *Session) forkBranch(from string, at int, name string) (backing.Branch, 
 			return b, err
 		}
 		if at < 0 || at > v.Len() {
-			return b, backing.Sentencef(backing.ErrInvalid, "fork point %d: branch %q has %s", at, src.Name, plural(v.Len(), "message"))
+			return b, backing.Sentencef(backing.ErrInvalid, "fork point %d: branch %q has %s", at, src.Name, backing.Plural(v.Len(), "message"))
 		}
 		// Point at the log that holds the last kept message, so the
 		// new branch depends on no more history than it shows.

@@ -56,7 +56,7 @@ func FuzzDecodeLines(f *testing.F) {
 				}
 			}
 		}
-		if len(grown.msgs) != len(once.msgs) || len(grown.bad) != len(once.bad) || len(grown.turns) != len(once.turns) {
+		if len(grown.msgs) != len(once.msgs) || len(grown.bad) != len(once.bad) || len(grown.marks.Turns) != len(once.marks.Turns) {
 			t.Fatalf("growing log indexed %d msgs %d bad, at once %d msgs %d bad",
 				len(grown.msgs), len(grown.bad), len(once.msgs), len(once.bad))
 		}

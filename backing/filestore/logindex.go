@@ -36,9 +36,7 @@ type logIndex struct {
 	scanned int64 // offset just past the last complete line indexed
 	lines   int   // complete lines indexed, including bad ones
 	msgs    []msgRef
-	prompts []int32 // indexes into msgs of the prompts, each opening a turn
-	turns   []int32 // turns[k] is where prompts[k]'s turn starts (see push)
-	events  []int32 // indexes into msgs of the events (EventRole)
+	marks   backing.Marks // turn starts and events among msgs
 	bad     []backing.BadLine
 	mtime   time.Time
 	size    int64 // file size at the last refresh; > scanned means a torn tail
@@ -93,7 +91,7 @@ func endsLine(f *os.File, off int64) bool {
 // reset empties the index for a scan from the start. An id set in use
 // stays in use, emptied: the scan fills it again.
 func (x *logIndex) reset(ino uint64) {
-	x.ino, x.scanned, x.lines, x.msgs, x.prompts, x.turns, x.events, x.bad, x.size = ino, 0, 0, nil, nil, nil, nil, nil, 0
+	x.ino, x.scanned, x.lines, x.msgs, x.marks, x.bad, x.size = ino, 0, 0, nil, backing.Marks{}, nil, 0
 	clear(x.ids)
 }
 
@@ -158,16 +156,8 @@ func (x *logIndex) add(off int64, line []byte) {
 // push indexes the next message, placing its turn's start by the turn
 // rule (backing.TurnStart) when it is a prompt.
 func (x *logIndex) push(r msgRef) {
-	i := int32(len(x.msgs))
 	x.msgs = append(x.msgs, r)
-	if r.Event {
-		x.events = append(x.events, i)
-	}
-	if r.Prompt {
-		start := backing.TurnStart(int(i), func(j int) backing.Kind { return x.msgs[j].Kind })
-		x.prompts = append(x.prompts, i)
-		x.turns = append(x.turns, int32(start))
-	}
+	x.marks.Push(len(x.msgs)-1, r.Kind, func(j int) backing.Kind { return x.msgs[j].Kind })
 }
 
 // appended records lines this process has just written at off, sparing a

@@ -37,7 +37,7 @@ func (s *Session) autoTitle(id string, lines [][]byte, kinds []backing.Kind) {
 	x := s.logIndex(id)
 	x.mu.Lock()
 	err = x.refresh()
-	before := len(x.prompts) - prompts
+	before := len(x.marks.Prompts) - prompts
 	x.mu.Unlock()
 	if err != nil || before != 0 {
 		s.titled.Store(err == nil) // an earlier prompt went by: the user cleared the title

@@ -271,7 +271,7 @@ func forkPoint(set branchSet, src branchRow, chain []span, at int) (branchRow, i
 	}
 	if at < 0 || int64(at) > total {
 		return src, 0, backing.Sentencef(backing.ErrInvalid, "fork point %d: branch %q has %s",
-			at, src.Name, plural(int(total), "message"))
+			at, src.Name, backing.Plural(int(total), "message"))
 	}
 	root := set[chain[len(chain)-1].id]
 	if at == 0 {
@@ -360,14 +360,6 @@ func (s *Session) forget(id string) {
 	defer s.mu.Unlock()
 	delete(s.own, id)
 	delete(s.fixed, id)
-}
-
-// plural says "1 message", "2 messages".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // errNoRows maps a missing row to what a user can act on.

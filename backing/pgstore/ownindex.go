@@ -40,12 +40,10 @@ func kindOf(b int16) backing.Kind {
 // events are. Building it reads a few bytes a message once; a view after
 // that reads only what was appended since.
 type ownIndex struct {
-	mu      sync.Mutex
-	lens    []int32
-	kinds   []backing.Kind
-	prompts []int32 // positions of the prompts, each opening a turn
-	turns   []int32 // turns[k] is where prompts[k]'s turn starts
-	events  []int32 // positions of the events
+	mu    sync.Mutex
+	lens  []int32
+	kinds []backing.Kind
+	marks backing.Marks // turn starts and events
 }
 
 // ownIndex returns the process-wide index of branch id's own messages.
@@ -65,17 +63,9 @@ func (s *Session) ownIndex(id string) *ownIndex {
 // is looked for in the branch's own messages: a fork point between them
 // leaves the context in the turn before, as a fork cut there shows it.
 func (x *ownIndex) push(n int32, k backing.Kind) {
-	i := int32(len(x.lens))
 	x.lens = append(x.lens, n)
 	x.kinds = append(x.kinds, k)
-	if k.Event {
-		x.events = append(x.events, i)
-	}
-	if k.Prompt {
-		start := backing.TurnStart(int(i), func(j int) backing.Kind { return x.kinds[j] })
-		x.prompts = append(x.prompts, i)
-		x.turns = append(x.turns, int32(start))
-	}
+	x.marks.Push(len(x.lens)-1, k, func(j int) backing.Kind { return x.kinds[j] })
 }
 
 // fill brings the index up to the branch's first n own messages, reading
