@@ -173,9 +173,10 @@ func (st *Store) Restore(nameOrID, as string) (string, error) {
 	return name, st.namesChanged(name, err)
 }
 
-// Sweep is sweep, told to the change feed.
+// Sweep applies the lifecycle policy (backing.SweepWith), told to the
+// change feed.
 func (st *Store) Sweep(cfg backing.SweepConfig, t time.Time, dryRun bool) (backing.SweepReport, error) {
-	rep, err := st.sweep(cfg, t, dryRun)
+	rep, err := backing.SweepWith(st, cfg, t, dryRun, st.purgeTrashed)
 	if !dryRun {
 		for _, id := range rep.Purged {
 			st.publishNames(id)

@@ -38,42 +38,6 @@ func (st *Store) SweepConfig() (backing.SweepConfig, error) {
 	}, nil
 }
 
-// sweep applies the lifecycle policy as of time t: active sessions with no
-// append for ArchiveAfter are archived, trashed sessions older than
-// PurgeAfter are deleted for good.
-func (st *Store) sweep(cfg backing.SweepConfig, t time.Time, dryRun bool) (backing.SweepReport, error) {
-	var rep backing.SweepReport
-	if cfg.ArchiveAfter <= 0 && cfg.PurgeAfter <= 0 {
-		return rep, nil
-	}
-	list, err := st.List(true)
-	if err != nil {
-		return rep, err
-	}
-	for _, info := range list {
-		if info.Err != nil {
-			continue // fsck reports it; a sweep never touches what it cannot read
-		}
-		switch {
-		case info.State == backing.StateActive && cfg.ArchiveAfter > 0 && t.Sub(info.LastActivity) > cfg.ArchiveAfter:
-			if !dryRun {
-				if err := st.Archive(info.Name); err != nil {
-					return rep, err
-				}
-			}
-			rep.Archived = append(rep.Archived, info.Name)
-		case info.State == backing.StateTrashed && cfg.PurgeAfter > 0 && !info.Trashed.IsZero() && t.Sub(info.Trashed) > cfg.PurgeAfter:
-			if !dryRun {
-				if err := st.purgeTrashed(info.ID); err != nil {
-					return rep, err
-				}
-			}
-			rep.Purged = append(rep.Purged, info.ID)
-		}
-	}
-	return rep, nil
-}
-
 // purgeTrashed deletes a session if it is still in the trash.
 func (st *Store) purgeTrashed(id string) error {
 	unlock, err := st.nsLock()

@@ -52,36 +52,7 @@ func (st *Store) PolicyLocation() string {
 // Sweep archives the active sessions idle for ArchiveAfter and deletes
 // for good those in the trash for PurgeAfter, as of t.
 func (st *Store) Sweep(cfg backing.SweepConfig, t time.Time, dryRun bool) (backing.SweepReport, error) {
-	var rep backing.SweepReport
-	if cfg.ArchiveAfter <= 0 && cfg.PurgeAfter <= 0 {
-		return rep, nil
-	}
-	list, err := st.List(true)
-	if err != nil {
-		return rep, err
-	}
-	for _, info := range list {
-		if info.Err != nil {
-			continue // a sweep never touches what it cannot read
-		}
-		switch {
-		case info.State == backing.StateActive && cfg.ArchiveAfter > 0 && t.Sub(info.LastActivity) > cfg.ArchiveAfter:
-			if !dryRun {
-				if err := st.Archive(info.Name); err != nil {
-					return rep, err
-				}
-			}
-			rep.Archived = append(rep.Archived, info.Name)
-		case info.State == backing.StateTrashed && cfg.PurgeAfter > 0 && !info.Trashed.IsZero() && t.Sub(info.Trashed) > cfg.PurgeAfter:
-			if !dryRun {
-				if err := st.purge(info.ID); err != nil {
-					return rep, err
-				}
-			}
-			rep.Purged = append(rep.Purged, info.ID)
-		}
-	}
-	return rep, nil
+	return backing.SweepWith(st, cfg, t, dryRun, st.purge)
 }
 
 // purge deletes a session for good if it is still in the trash.
