@@ -72,3 +72,26 @@ func ValidSessionName(name string) error {
 func GeneratedName(id uuid.UUID, t time.Time) string {
 	return fmt.Sprintf("%s-%x", t.Local().Format("20060102-1504"), id[10:13])
 }
+
+// NewSessionMeta is the meta of a session being created at t, named name
+// ("" for a generated name), with m's other fields: a new id (UUID v7),
+// the state active, and the creation time t unless m's is earlier (an
+// import of a session begun elsewhere). Every engine's Create starts here.
+func NewSessionMeta(name string, m Meta, t time.Time) (Meta, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return m, err
+	}
+	if name == "" {
+		name = GeneratedName(id, t)
+	}
+	if err := ValidSessionName(name); err != nil {
+		return m, err
+	}
+	created := t
+	if !m.Created.IsZero() && m.Created.Before(t) {
+		created = m.Created
+	}
+	m.ID, m.Name, m.Created, m.Updated, m.State, m.Trashed = id.String(), name, created, t, StateActive, time.Time{}
+	return m, nil
+}

@@ -113,22 +113,12 @@ func (st *Store) nameFree(name string) error {
 // under its name: a failure or a crash leaves no half-made session, and an
 // error leaves nothing at all.
 func (st *Store) createSession(name string, m backing.Meta) (backing.Session, backing.Meta, error) {
-	id, err := newID()
+	t := now()
+	m, err := backing.NewSessionMeta(name, m, t)
 	if err != nil {
 		return nil, m, err
 	}
-	t := now()
-	if name == "" {
-		name = backing.GeneratedName(id, t)
-	}
-	if err := backing.ValidSessionName(name); err != nil {
-		return nil, m, err
-	}
-	created := t
-	if !m.Created.IsZero() && m.Created.Before(t) {
-		created = m.Created // an import of a session begun elsewhere, earlier
-	}
-	m.ID, m.Name, m.Created, m.Updated, m.State, m.Trashed = id.String(), name, created, t, backing.StateActive, time.Time{}
+	name = m.Name
 	main, err := newBranch(backing.Branch{Name: backing.DefaultBranchName, Created: t})
 	if err != nil {
 		return nil, m, err

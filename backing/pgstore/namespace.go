@@ -21,22 +21,12 @@ import (
 // Create makes a session named name ("" for a generated name) with m's
 // fields, and its default branch.
 func (st *Store) Create(name string, m backing.Meta) (backing.Session, backing.Meta, error) {
-	id, err := uuid.NewV7()
+	t := now()
+	m, err := backing.NewSessionMeta(name, m, t)
 	if err != nil {
 		return nil, m, err
 	}
-	t := now()
-	if name == "" {
-		name = backing.GeneratedName(id, t)
-	}
-	if err := backing.ValidSessionName(name); err != nil {
-		return nil, m, err
-	}
-	created := t
-	if !m.Created.IsZero() && m.Created.Before(t) {
-		created = m.Created // an import of a session begun elsewhere, earlier
-	}
-	m.ID, m.Name, m.Created, m.Updated, m.State, m.Trashed = id.String(), name, created, t, backing.StateActive, time.Time{}
+	name, created := m.Name, m.Created
 	data, err := backing.EncodeMeta(m)
 	if err != nil {
 		return nil, m, err
