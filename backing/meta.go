@@ -171,3 +171,17 @@ func ValidExtra(key string, v json.RawMessage) error {
 	}
 	return nil
 }
+
+// PutExtra sets field key of the fields beside the known ones, or removes
+// it when v is nil: what every engine's SetExtra does, once ValidExtra
+// accepted it.
+func (m *Meta) PutExtra(key string, v json.RawMessage) {
+	if v == nil {
+		delete(m.Extra, key)
+		return
+	}
+	if m.Extra == nil {
+		m.Extra = map[string]json.RawMessage{}
+	}
+	m.Extra[key] = v
+}

@@ -228,14 +228,7 @@ func (s *Session) setExtra(key string, v json.RawMessage) error {
 		return err
 	}
 	_, err := s.updateMeta(func(m *backing.Meta) error {
-		if v == nil {
-			delete(m.Extra, key)
-		} else {
-			if m.Extra == nil {
-				m.Extra = map[string]json.RawMessage{}
-			}
-			m.Extra[key] = v
-		}
+		m.PutExtra(key, v)
 		m.Updated = now()
 		return nil
 	})

@@ -188,8 +188,5 @@ func RecordRemote(m *backing.Meta) {
 	if err != nil {
 		return
 	}
-	if m.Extra == nil {
-		m.Extra = map[string]json.RawMessage{}
-	}
-	m.Extra[backing.RemoteKey] = raw
+	m.PutExtra(backing.RemoteKey, raw)
 }

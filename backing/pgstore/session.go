@@ -144,14 +144,7 @@ func (s *Session) SetExtra(key string, v json.RawMessage) error {
 		if readErr != nil {
 			return readErr
 		}
-		if v == nil {
-			delete(m.Extra, key)
-		} else {
-			if m.Extra == nil {
-				m.Extra = map[string]json.RawMessage{}
-			}
-			m.Extra[key] = v
-		}
+		m.PutExtra(key, v)
 		m.Updated = now()
 		return nil
 	})
