@@ -162,6 +162,18 @@ type View interface {
 	Problems() []ViewProblem
 }
 
+// Receiver is an engine that takes in a session of another store under
+// the id it has there (sessfs copy): one session in two stores, which a
+// copy made again finds, and which other sessions' Meta.Parent still
+// names.
+type Receiver interface {
+	// Receive creates an active session with m's id, name and other
+	// fields, its dates as given (ReceivedMeta), and an empty default
+	// branch. ErrExist when the name is taken or a session of that id is
+	// in the store, in the trash too.
+	Receive(m Meta) (Session, Meta, error)
+}
+
 // Checker is an engine that can check its store whole and repair what it
 // can without losing a byte (sessfs fsck).
 type Checker interface {

@@ -95,3 +95,25 @@ func NewSessionMeta(name string, m Meta, t time.Time) (Meta, error) {
 	m.ID, m.Name, m.Created, m.Updated, m.State, m.Trashed = id.String(), name, created, t, StateActive, time.Time{}
 	return m, nil
 }
+
+// ReceivedMeta is the meta of a session another store sent (Receiver),
+// received at t: its id, which must be a UUID, its name, which must be
+// valid, and its dates as they were (t for one that is missing); the
+// state active, whatever it was there.
+func ReceivedMeta(m Meta, t time.Time) (Meta, error) {
+	id, err := uuid.Parse(m.ID)
+	if err != nil {
+		return m, fmt.Errorf("%w: session id %q: %v", ErrInvalid, m.ID, err)
+	}
+	if err := ValidSessionName(m.Name); err != nil {
+		return m, err
+	}
+	if m.Created.IsZero() {
+		m.Created = t
+	}
+	if m.Updated.IsZero() {
+		m.Updated = t
+	}
+	m.ID, m.State, m.Trashed = id.String(), StateActive, time.Time{}
+	return m, nil
+}

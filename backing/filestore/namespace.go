@@ -108,18 +108,38 @@ func (st *Store) nameFree(name string) error {
 
 // createSession makes a new session named name (a generated name when empty) with
 // the given metadata; id, name, dates and state are set by the store (a
-// creation time in the past is kept: an import). The session's folder is
-// made whole under a temporary name, then renamed into place, then linked
-// under its name: a failure or a crash leaves no half-made session, and an
-// error leaves nothing at all.
+// creation time in the past is kept: an import).
 func (st *Store) createSession(name string, m backing.Meta) (backing.Session, backing.Meta, error) {
-	t := now()
-	m, err := backing.NewSessionMeta(name, m, t)
+	m, err := backing.NewSessionMeta(name, m, now())
 	if err != nil {
 		return nil, m, err
 	}
-	name = m.Name
-	main, err := newBranch(backing.Branch{Name: backing.DefaultBranchName, Created: t})
+	return st.makeNew(m)
+}
+
+// Receive makes a session of another store's under its id, name and
+// dates (backing.Receiver), told to the change feed.
+func (st *Store) Receive(m backing.Meta) (backing.Session, backing.Meta, error) {
+	m, err := backing.ReceivedMeta(m, now())
+	if err != nil {
+		return nil, m, err
+	}
+	s, m, err := st.makeNew(m)
+	if err != nil {
+		return nil, m, err
+	}
+	st.publishNames(s.ID())
+	return s, m, nil
+}
+
+var _ backing.Receiver = (*Store)(nil)
+
+// makeNew makes the session of meta m, with an empty default branch. The
+// session's folder is made whole under a temporary name, then renamed into
+// place, then linked under its name: a failure or a crash leaves no
+// half-made session, and an error leaves nothing at all.
+func (st *Store) makeNew(m backing.Meta) (backing.Session, backing.Meta, error) {
+	main, err := newBranch(backing.Branch{Name: backing.DefaultBranchName, Created: now()})
 	if err != nil {
 		return nil, m, err
 	}
@@ -128,10 +148,17 @@ func (st *Store) createSession(name string, m backing.Meta) (backing.Session, ba
 		return nil, m, err
 	}
 	defer unlock()
-	if err := st.nameFree(name); err != nil {
+	if err := st.nameFree(m.Name); err != nil {
 		return nil, m, err
 	}
 	tmp, dir := st.path("sessions", tmpPrefix+m.ID), st.sessionDir(m.ID)
+	if _, err := stat(dir); err == nil {
+		// A received id (Receive) may be one the store has, in the trash too.
+		return nil, m, fmt.Errorf("session id %s: %w", m.ID, backing.ErrExist)
+	}
+	// Under the namespace lock, a temporary folder of this id is what a
+	// crash left of a creation never acknowledged (a copy tried again).
+	removeAll(tmp)
 	if err := makeSession(tmp, m, main); err != nil {
 		removeAll(tmp) // nothing in it was ever acknowledged
 		return nil, m, err
@@ -140,7 +167,7 @@ func (st *Store) createSession(name string, m backing.Meta) (backing.Session, ba
 		removeAll(tmp)
 		return nil, m, err
 	}
-	if err := st.linkNew(m.ID, name); err != nil {
+	if err := st.linkNew(m.ID, m.Name); err != nil {
 		removeAll(dir) // no name ever led to it
 		return nil, m, err
 	}

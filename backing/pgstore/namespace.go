@@ -21,12 +21,30 @@ import (
 // Create makes a session named name ("" for a generated name) with m's
 // fields, and its default branch.
 func (st *Store) Create(name string, m backing.Meta) (backing.Session, backing.Meta, error) {
-	t := now()
-	m, err := backing.NewSessionMeta(name, m, t)
+	m, err := backing.NewSessionMeta(name, m, now())
 	if err != nil {
 		return nil, m, err
 	}
-	name, created := m.Name, m.Created
+	return st.insertSession(m)
+}
+
+// Receive makes a session of another store's under its id, name and
+// dates (backing.Receiver).
+func (st *Store) Receive(m backing.Meta) (backing.Session, backing.Meta, error) {
+	m, err := backing.ReceivedMeta(m, now())
+	if err != nil {
+		return nil, m, err
+	}
+	return st.insertSession(m)
+}
+
+var _ backing.Receiver = (*Store)(nil)
+
+// insertSession adds the session of meta m, with an empty default branch,
+// in one transaction: the name's and the id's primary keys refuse a name
+// or an id the store has (a received id may be in the trash).
+func (st *Store) insertSession(m backing.Meta) (backing.Session, backing.Meta, error) {
+	t := now()
 	data, err := backing.EncodeMeta(m)
 	if err != nil {
 		return nil, m, err
@@ -36,16 +54,22 @@ func (st *Store) Create(name string, m backing.Meta) (backing.Session, backing.M
 		return nil, m, err
 	}
 	err = st.inTx(func(ctx context.Context, tx pgx.Tx, cs *changes) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO names (name, session_id) VALUES ($1, $2)`, name, m.ID); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO names (name, session_id) VALUES ($1, $2)`, m.Name, m.ID); err != nil {
 			if isUnique(err, "names_pkey") {
-				return fmt.Errorf("session %q: %w", name, backing.ErrExist)
+				return fmt.Errorf("session %q: %w", m.Name, backing.ErrExist)
+			}
+			if isUnique(err, "names_session_id_key") {
+				return fmt.Errorf("session id %s: %w", m.ID, backing.ErrExist)
 			}
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO sessions (session_id, name, state, meta, meta_time, created,
 				project, agent, title_tsv)
-			VALUES ($1, $2, 'active', $3, $4, $5, $6, $7, $8::text::tsvector)`, m.ID, name, data, t, created,
+			VALUES ($1, $2, 'active', $3, $4, $5, $6, $7, $8::text::tsvector)`, m.ID, m.Name, data, t, m.Created,
 			backing.ProjectOf(m), backing.AgentOf(m), titleVector(m, false)); err != nil {
+			if isUnique(err, "sessions_pkey") {
+				return fmt.Errorf("session id %s: %w", m.ID, backing.ErrExist)
+			}
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO branches (session_id, branch_id, name, created, mod_time)

@@ -39,6 +39,7 @@ var areas = []area{
 	{"Turns", testTurns},
 	{"Checker", testChecker},
 	{"Sweeper", testSweeper},
+	{"Receiver", testReceiver},
 }
 
 // Run runs the conformance suite against the engine open makes: one
