@@ -1,6 +1,9 @@
 package backing
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // DefaultBranchName names the branch every session starts with.
 const DefaultBranchName = "main"
@@ -27,3 +30,14 @@ func (b Branch) IsDefault() bool { return b.Parent == "" }
 
 // Head is the fork point at the head of a branch.
 const Head = -1
+
+// SortBranches puts branches in the order Session.Branches lists them, the
+// same in every engine: the default branch first, then by name.
+func SortBranches(list []Branch) {
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].IsDefault() != list[j].IsDefault() {
+			return list[i].IsDefault()
+		}
+		return list[i].Name < list[j].Name
+	})
+}

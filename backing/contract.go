@@ -95,7 +95,8 @@ type Session interface {
 	// creation.
 	LastAppend() (time.Time, error)
 
-	// Branches lists the usable branches, the default one first;
+	// Branches lists the usable branches, the default one first, then
+	// by name (SortBranches);
 	// BadBranches the ones it leaves out, and why.
 	Branches() ([]Branch, error)
 	BadBranches() ([]BadBranch, error)

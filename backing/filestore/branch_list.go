@@ -117,12 +117,7 @@ func (s *Session) readBranches() (list []backing.Branch, bad []backing.BadBranch
 			}
 		}
 	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].IsDefault() != list[j].IsDefault() {
-			return list[i].IsDefault()
-		}
-		return list[i].Name < list[j].Name
-	})
+	backing.SortBranches(list)
 	sort.Slice(bad, func(i, j int) bool { return bad[i].ID < bad[j].ID })
 	return list, bad, nil
 }

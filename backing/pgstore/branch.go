@@ -140,31 +140,17 @@ func (s *Session) branches() (branchSet, error) {
 	return set, err
 }
 
-// Branches lists the branches, the default one first, then the others
-// oldest first.
+// Branches lists the branches, in backing.SortBranches's order.
 func (s *Session) Branches() ([]backing.Branch, error) {
 	set, err := s.branches()
 	if err != nil {
 		return nil, err
 	}
-	list := make([]branchRow, 0, len(set))
+	out := make([]backing.Branch, 0, len(set))
 	for _, r := range set {
-		list = append(list, r)
+		out = append(out, r.branch())
 	}
-	sort.Slice(list, func(i, j int) bool {
-		a, b := list[i], list[j]
-		if (a.Parent == "") != (b.Parent == "") {
-			return a.Parent == ""
-		}
-		if !a.Created.Equal(b.Created) {
-			return a.Created.Before(b.Created)
-		}
-		return a.ID < b.ID
-	})
-	out := make([]backing.Branch, len(list))
-	for i, r := range list {
-		out[i] = r.branch()
-	}
+	backing.SortBranches(out)
 	return out, nil
 }
 

@@ -50,7 +50,8 @@ func branchDefault(t *testing.T, st backing.Store) {
 	}
 }
 
-// branchList: the default branch first, then every other, each once.
+// branchList: the default branch first, then every other, each once, by
+// name (SortBranches): the order is the same whatever the engine.
 func branchList(t *testing.T, st backing.Store) {
 	s := newSession(t, st, "s")
 	appendOK(t, s, "", qa("", 1)...)
@@ -65,6 +66,13 @@ func branchList(t *testing.T, st backing.Store) {
 	}
 	if len(bs) != 6 || !bs[0].IsDefault() || bs[0].Name != backing.DefaultBranchName {
 		t.Fatalf("Branches = %+v, want 6, the default first", bs)
+	}
+	var names []string
+	for _, b := range bs {
+		names = append(names, b.Name)
+	}
+	if want := []string{"main", "0first", "Main", "alpha", "child", "zeta"}; !slices.Equal(names, want) {
+		t.Errorf("Branches lists %q, want %q", names, want)
 	}
 	ids := map[string]bool{}
 	for _, b := range bs[1:] {
