@@ -49,6 +49,7 @@ func commands() []command {
 		{"new", "create a session and print its name", runNew},
 		{"import", "import Claude Code, Codex and Gemini CLI sessions", runImport},
 		{"sync", "keep every agent session in the store (--watch: as they are written)", runSync},
+		{"copy", "copy sessions to another store, a folder or a PostgreSQL database", runCopy},
 		{"ls", "list sessions, newest first", runLs},
 		{"last", "print the name of the most recently active session", runLast},
 		{"search", "find the messages that match a query, best first", runSearch},
