@@ -101,6 +101,12 @@ func TestCopyRoundTrip(t *testing.T) {
 		sameSession(t, a, b, s.Name)
 	}
 
+	// The listing is the same, in the same order: each session's last
+	// activity came across with it.
+	if got, want := b.ok("ls"), a.ok("ls"); got != want {
+		t.Errorf("ls of the copy of the copy:\n%s\nwant:\n%s", got, want)
+	}
+
 	// Again: nothing to do. Then what grew is added, and only that.
 	if out := a.ok("copy", "--to", pg.dir, "forked"); out != "forked is up to date\n" {
 		t.Errorf("copy again = %q", out)
