@@ -34,6 +34,10 @@ type header struct {
 	ID      json.RawMessage
 	TS      json.RawMessage
 	Context json.RawMessage // the kind of injected context, if it is some
+	// Event is an event line's kind; Imported says the line came from an
+	// agent's file (an importer numbers them: "source_seq").
+	Event    json.RawMessage
+	Imported bool
 }
 
 // ValidateMessage checks that raw is one message: a JSON object with a
@@ -75,6 +79,10 @@ func parseHeader(raw []byte) (header, error) {
 			h.TS = v
 		case "context":
 			h.Context = v
+		case "event":
+			h.Event = v
+		case "source_seq":
+			h.Imported = true
 		}
 	})
 	switch FirstByte(role) {

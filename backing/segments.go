@@ -19,6 +19,7 @@ type Marks struct {
 	Prompts []int32 // the prompts, each opening a turn
 	Turns   []int32 // Turns[k] is where Prompts[k]'s turn starts (TurnStart)
 	Events  []int32 // the events (EventRole)
+	Typed   []int32 // the typed events among them (Kind.Typed)
 }
 
 // Push marks message i, of kind k, the next of the branch; kind(j) is the
@@ -26,6 +27,9 @@ type Marks struct {
 func (m *Marks) Push(i int, k Kind, kind func(j int) Kind) {
 	if k.Event {
 		m.Events = append(m.Events, int32(i))
+	}
+	if k.Typed {
+		m.Typed = append(m.Typed, int32(i))
 	}
 	if k.Prompt {
 		m.Prompts = append(m.Prompts, int32(i))
@@ -48,6 +52,7 @@ type span struct {
 	first, n    int
 	turns       []int32 // positions in the segment where a turn starts
 	events      []int32 // positions in the segment of the events
+	typed       []int32 // positions in the segment of the typed events
 	turnsBefore int     // turns started by messages before the segment
 }
 
@@ -57,7 +62,8 @@ type span struct {
 func (s *Segments) Add(n int, m Marks) {
 	sp := span{first: s.n, n: n,
 		turns:  m.Turns[:sort.Search(len(m.Prompts), func(k int) bool { return int(m.Prompts[k]) >= n })],
-		events: m.Events[:sort.Search(len(m.Events), func(k int) bool { return int(m.Events[k]) >= n })]}
+		events: m.Events[:sort.Search(len(m.Events), func(k int) bool { return int(m.Events[k]) >= n })],
+		typed:  m.Typed[:sort.Search(len(m.Typed), func(k int) bool { return int(m.Typed[k]) >= n })]}
 	if len(s.segs) > 0 {
 		last := s.segs[len(s.segs)-1]
 		sp.turnsBefore = last.turnsBefore + len(last.turns)
@@ -133,6 +139,19 @@ func (s *Segments) Events() int {
 		n += len(sp.events)
 	}
 	return n
+}
+
+// Typed is where the typed events are (Kind.Typed), ascending: what
+// events.jsonl, tasks.json, memory.json and checkpoints read, without
+// reading the messages around them.
+func (s *Segments) Typed() []int {
+	var out []int
+	for _, sp := range s.segs {
+		for _, i := range sp.typed {
+			out = append(out, sp.first+int(i))
+		}
+	}
+	return out
 }
 
 // Visible is the number of messages a person counts: every message but

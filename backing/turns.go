@@ -13,6 +13,10 @@ type Kind struct {
 	Prompt  bool // a prompt the human typed: it opens a turn
 	Event   bool // role EventRole: kept, not part of the conversation
 	Context bool // injected context: it joins the turn it precedes
+	// Typed is an event of a kind, written through sessfs (not imported
+	// from an agent's file): what events.jsonl lists and tasks.json,
+	// memory.json and checkpoints read (events.go).
+	Typed bool
 }
 
 // Classify validates a stored line as a message and says what it is, in
@@ -38,6 +42,7 @@ func kindOf(h header) Kind {
 		Prompt:  h.Role == "user" && !context && !onlyToolResults(h.Content),
 		Event:   h.Role == EventRole,
 		Context: context,
+		Typed:   h.Role == EventRole && FirstByte(h.Event) == '"' && !h.Imported,
 	}
 }
 

@@ -19,7 +19,6 @@ type msgRef struct {
 	off int64  // offset of the line's first byte
 	n   uint32 // length without the newline
 	backing.Kind
-	_ [1]byte
 }
 
 // end is the offset just past the message's newline.

@@ -14,6 +14,7 @@ const (
 	kindPrompt  = 1
 	kindEvent   = 2
 	kindContext = 4
+	kindTyped   = 8
 )
 
 func kindBits(k backing.Kind) int16 {
@@ -27,11 +28,14 @@ func kindBits(k backing.Kind) int16 {
 	if k.Context {
 		b |= kindContext
 	}
+	if k.Typed {
+		b |= kindTyped
+	}
 	return b
 }
 
 func kindOf(b int16) backing.Kind {
-	return backing.Kind{Prompt: b&kindPrompt != 0, Event: b&kindEvent != 0, Context: b&kindContext != 0}
+	return backing.Kind{Prompt: b&kindPrompt != 0, Event: b&kindEvent != 0, Context: b&kindContext != 0, Typed: b&kindTyped != 0}
 }
 
 // ownIndex is what a view needs of a branch's own messages, kept by the

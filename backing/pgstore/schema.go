@@ -65,7 +65,7 @@ CREATE TABLE messages (
 	raw        bytea NOT NULL,   -- the message's bytes, exactly
 	raw_len    integer NOT NULL, -- octet_length(raw): RawLen without reading it
 	msg_id     bytea,            -- the message's own "id" (bytes: it may hold NUL)
-	kind       smallint NOT NULL, -- kindPrompt | kindEvent | kindContext
+	kind       smallint NOT NULL, -- kindPrompt | kindEvent | kindContext | kindTyped
 	-- For search, from backing.SearchText: the role, the time and the
 	-- words (NULL: no text) of the message.
 	role       text NOT NULL,

@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -26,7 +27,38 @@ func testViews(t *testing.T, open Opener) {
 		"Healthy":       viewHealthy,
 		"Empty":         viewEmpty,
 		"BranchRenamed": viewBranchRenamed,
+		"Typed":         viewTyped,
 	})
+}
+
+// viewTyped: Typed is where the typed events are, events of a kind
+// written through sessfs, not an imported line's nor an event without a
+// kind; a fork has those before its fork point.
+func viewTyped(t *testing.T, st backing.Store) {
+	s := newSession(t, st, "s")
+	typed := func(kind string) []byte {
+		return []byte(`{"role":"event","content":"","event":"` + kind + `","data":{}}`)
+	}
+	appendOK(t, s, "",
+		msg("user", "q1"), // 0
+		typed("tasks"),    // 1
+		event("untyped"),  // 2
+		[]byte(`{"role":"event","content":"","event":"summary","source_seq":3}`), // 3, imported
+		[]byte(`{"role":"event","content":"","event":7}`),                        // 4, no kind
+		msg("assistant", "a1"), // 5
+		typed("memory"),        // 6
+	)
+	if got := view(t, s, "").Typed(); !slices.Equal(got, []int{1, 6}) {
+		t.Errorf("Typed = %v, want [1 6]", got)
+	}
+	x := fork(t, s, "", 3, "x")
+	appendOK(t, s, x.ID, typed("checkpoint"))
+	if got := view(t, s, x.ID).Typed(); !slices.Equal(got, []int{1, 3}) {
+		t.Errorf("Typed of a fork at 3 with one of its own = %v, want [1 3]", got)
+	}
+	if v := view(t, s, x.ID); v.Events() != 3 || v.Visible() != 1 {
+		t.Errorf("the fork has %d events, %d visible; want 3 and 1", v.Events(), v.Visible())
+	}
 }
 
 // mixed is a branch of prompts, answers, tool results, context and
