@@ -6,6 +6,8 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 // branchFiles are the files every branch shows, at a session's top level
@@ -22,6 +24,8 @@ var branchFiles = []struct {
 	{"transcript.redacted.md", fileMode, kindRedacted, formatRedacted},
 	{"messages.jsonl", fileMode, kindMessages, formatJSONL},
 	{"export.json", fileMode, kindExport, formatJSON},
+	{"tasks.json", fileMode, kindTasks, 0},
+	{"memory.json", fileMode, kindMemory, 0},
 	{"append", fileMode, kindAppend, 0},
 	{"turns", syscall.S_IFDIR, kindTurns, 0},
 }
@@ -55,6 +59,12 @@ func branchFile(ctx context.Context, parent *fs.Inode, fsys *FS, ref branchRef, 
 			// them.
 			return parent.NewInode(ctx, &appendFile{base: base{fsys: fsys}, ref: ref},
 				fs.StableAttr{Mode: f.mode, Ino: ino(f.kind, ids...), Gen: fsys.appendGen.Add(1)})
+		case kindTasks, kindMemory:
+			doc := branchDoc{ref: ref, kind: backing.DocTasks}
+			if f.kind == kindMemory {
+				doc.kind = backing.DocMemory
+			}
+			return child(ctx, parent, name, &editFile{base: base{fsys: fsys}, s: ref.s, doc: doc}, f.mode, ino(f.kind, ids...))
 		case kindTurns:
 			return child(ctx, parent, name, &turnsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, f.mode, ino(f.kind, ids...))
 		}

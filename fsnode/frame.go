@@ -17,19 +17,8 @@ func (n *renderedFile) frame(v backing.View) (head, tail []byte, err error) {
 		return nil, nil, nil
 	}
 	if n.format == formatJSON {
-		meta, err := n.ref.s.MetaBytes()
-		if err != nil {
-			return nil, nil, err
-		}
-		branches, err := n.ref.s.Branches()
-		if err != nil {
-			return nil, nil, err
-		}
-		bs, err := json.Marshal(branches)
-		if err != nil {
-			return nil, nil, err
-		}
-		return render.JSONHead(meta, bs, v.Branch().ID), render.JSONTail(), nil
+		head, err := ExportHead(n.ref.s, v)
+		return head, render.JSONTail(), err
 	}
 	h := TranscriptHeader(n.ref.s, v)
 	switch n.format {
@@ -39,4 +28,31 @@ func (n *renderedFile) frame(v backing.View) (head, tail []byte, err error) {
 		return render.Redact(render.MarkdownHead(h)), nil, nil
 	}
 	return render.MarkdownHead(h), nil, nil
+}
+
+// ExportHead is export.json's opening for branch v of s (render.JSONHead):
+// the session's meta, the branch's tasks and memory, the branches. sessfs
+// export writes the same.
+func ExportHead(s backing.Session, v backing.View) ([]byte, error) {
+	meta, err := s.MetaBytes()
+	if err != nil {
+		return nil, err
+	}
+	tasks, _, err := backing.Document(v, backing.DocTasks)
+	if err != nil {
+		return nil, err
+	}
+	memory, _, err := backing.Document(v, backing.DocMemory)
+	if err != nil {
+		return nil, err
+	}
+	branches, err := s.Branches()
+	if err != nil {
+		return nil, err
+	}
+	bs, err := json.Marshal(branches)
+	if err != nil {
+		return nil, err
+	}
+	return render.JSONHead(render.JSONParts{Meta: meta, Tasks: tasks, Memory: memory, Branches: bs, Branch: v.Branch().ID}), nil
 }

@@ -41,6 +41,8 @@ const (
 	kindTagLink     // by-tag/<t>/<name>: by path, session id and name
 	kindSinceFork   // branches/<b>/since-fork.jsonl
 	kindBranchTree  // branches.txt of a session
+	kindTasks       // tasks.json of a branch (the session's: its default branch)
+	kindMemory      // memory.json of a branch (the session's: its default branch)
 )
 
 // ino hashes a kind and ids into an inode number below 2^63; 0 and 1 (the

@@ -13,8 +13,8 @@ import (
 	"github.com/sessfs/sessfs/backing/filestore"
 )
 
-// metaDoc is meta.json as the mount shows it, decoded.
-func metaDoc(t *testing.T, k *kernel, path string) map[string]any {
+// shownMeta is meta.json as the mount shows it, decoded.
+func shownMeta(t *testing.T, k *kernel, path string) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(k.catFile(path, 4096), &m); err != nil {
@@ -74,7 +74,7 @@ func TestMetaEditBuffered(t *testing.T) {
 	if m.Title != "edited in pieces" || m.Name != "s" || m.ID != m0.ID || !m.Created.Equal(m0.Created) || strings.Join(m.Tags, ",") != "x,y" {
 		t.Errorf("stored: title %q name %q tags %v", m.Title, m.Name, m.Tags)
 	}
-	got := metaDoc(t, k, "s/meta.json")
+	got := shownMeta(t, k, "s/meta.json")
 	if mine, _ := json.Marshal(got["mine"]); string(mine) != `{"deep":[1,2,3]}` || got["name"] != "s" {
 		t.Errorf("meta.json after the edit: %v", got)
 	}
@@ -172,7 +172,7 @@ func TestMetaEditTooLarge(t *testing.T) {
 	k := newKernel(t, st, Options{})
 	h := k.mustOpen("s/meta.json", syscall.O_WRONLY)
 	k.setattr("s/meta.json", 0, truncIn(0))
-	big := `{"id":"` + s.ID() + `","pad":"` + strings.Repeat("x", maxMeta) + `"}`
+	big := `{"id":"` + s.ID() + `","pad":"` + strings.Repeat("x", maxEdit) + `"}`
 	if _, errno := h.write(big[:1000], 0); errno != 0 {
 		t.Fatal(errno)
 	}

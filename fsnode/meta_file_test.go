@@ -34,13 +34,13 @@ func testSession(t *testing.T) (backing.Store, backing.Session) {
 func TestMetaReadOpenUncharged(t *testing.T) {
 	st, s := testSession(t)
 	root := New(st, Options{MaxBuffered: 8}) // less than the document
-	n := &metaFile{base: base{fsys: root.fsys}, s: s}
+	n := &editFile{base: base{fsys: root.fsys}, s: s, doc: metaDoc{s}}
 	fh, _, errno := n.Open(owner, syscall.O_RDONLY)
 	if errno != 0 {
 		t.Fatalf("open for reading with the budget spent: %v", errno)
 	}
-	h := fh.(*metaHandle)
-	want, err := n.doc()
+	h := fh.(*editHandle)
+	want, err := n.doc.read()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestMetaReadOpenUncharged(t *testing.T) {
 // in the trash even when the document is damaged and says no state.
 func TestMetaModeInTrash(t *testing.T) {
 	st, s := testSession(t)
-	n := &metaFile{base: base{fsys: New(st, Options{}).fsys}, s: s}
+	n := &editFile{base: base{fsys: New(st, Options{}).fsys}, s: s, doc: metaDoc{s}}
 	mode := func() uint32 {
 		var out fuse.AttrOut
 		if errno := n.Getattr(owner, nil, &out); errno != 0 {

@@ -21,13 +21,13 @@ func TestMetaHandleWriteCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &metaFile{base: base{fsys: New(st, Options{}).fsys}, s: s}
+	n := &editFile{base: base{fsys: New(st, Options{}).fsys}, s: s, doc: metaDoc{s}}
 	ctx := owner
 	fh, _, errno := n.Open(ctx, syscall.O_WRONLY)
 	if errno != 0 {
 		t.Fatal(errno)
 	}
-	h := fh.(*metaHandle)
+	h := fh.(*editHandle)
 	if errno := h.truncate(0); errno != 0 {
 		t.Fatal(errno)
 	}

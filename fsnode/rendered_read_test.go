@@ -98,7 +98,7 @@ func wholeRendering(t *testing.T, s backing.Session, branch string, f format, tu
 				t.Fatal(err)
 			}
 			bj, _ := json.Marshal(bs)
-			head, tail = render.JSONHead(meta, bj, v.Branch().ID), render.JSONTail()
+			head, tail = render.JSONHead(render.JSONParts{Meta: meta, Tasks: []byte("{}"), Memory: []byte("{}"), Branches: bj, Branch: v.Branch().ID}), render.JSONTail()
 		}
 	}
 	e := expected{data: append([]byte(nil), head...), bounds: []int64{int64(len(head))}}

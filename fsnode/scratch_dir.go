@@ -11,18 +11,21 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 // A session folder keeps no file of a user's own: anything written there
 // would live only in this mount's memory and vanish at unmount. It takes
 // only the temporaries editors make beside a file they save, so that
-// their swap, backup and temp-then-rename saves of meta.json work; every
+// their swap, backup and temp-then-rename saves of meta.json, tasks.json
+// and memory.json work; every
 // other name is refused with EPERM, nothing made (EPERM, as for links and
 // device nodes: the folder does not do that, for root either; EACCES
 // would send people to chmod).
 
 // editable are the files of a session folder a person edits.
-var editable = []string{"meta.json"}
+var editable = []string{"meta.json", "tasks.json", "memory.json"}
 
 // isEditorTemp is the one rule for the names of editors' temporaries. A
 // name is one if, after a leading ".#", "#" or "." (editors' marks of lock,
@@ -52,7 +55,7 @@ func isEditorTemp(name string) bool {
 // isGenerated reports whether name is one of the files sessfs makes.
 func isGenerated(name string) bool {
 	switch name {
-	case "meta.json", "branches", "branches.txt":
+	case "meta.json", "usage.json", "branches", "branches.txt":
 		return true
 	}
 	for _, f := range branchFiles {
@@ -246,8 +249,9 @@ func (n *sessionDir) Unlink(ctx context.Context, name string) syscall.Errno {
 	return syscall.ENOENT
 }
 
-// Rename moves temporaries among their names; onto meta.json one replaces
-// the document if it is valid (else EINVAL and nothing changes).
+// Rename moves temporaries among their names; onto meta.json, tasks.json
+// or memory.json one replaces the document if it is valid (else EINVAL and
+// nothing changes).
 // Generated files do not move, and a temporary does not become a file of
 // its own name: it would vanish at unmount.
 func (n *sessionDir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
@@ -262,22 +266,36 @@ func (n *sessionDir) Rename(ctx context.Context, name string, newParent fs.Inode
 		return syscall.EPERM
 	}
 	switch {
-	case newName == "meta.json":
+	case n.editDoc(newName) != nil:
 		file, ok := f.(*scratchFile)
 		if !ok {
 			return syscall.EPERM
 		}
-		if err := editMeta(n.s, file.content()); err != nil {
+		if err := n.editDoc(newName).save(file.content()); err != nil {
 			return n.fsys.toErrno(err)
 		}
 		n.temps(false).remove(name)
-		// The kernel now maps meta.json to the scratch inode; make it
+		// The kernel now maps the name to the scratch inode; make it
 		// look the name up again. Not from inside this call: the kernel
 		// holds the folder's lock until the rename returns.
-		go n.NotifyEntry("meta.json")
+		go n.NotifyEntry(newName)
 		return 0
 	case isGenerated(newName), !isEditorTemp(newName):
 		return syscall.EPERM
 	}
 	return n.temps(false).move(name, newName, flags&unix.RENAME_NOREPLACE != 0)
+}
+
+// editDoc is the document the file name of the session folder edits, or
+// nil if it is none of editable.
+func (n *sessionDir) editDoc(name string) editDoc {
+	switch name {
+	case "meta.json":
+		return metaDoc{n.s}
+	case "tasks.json":
+		return branchDoc{ref: branchRef{s: n.s}, kind: backing.DocTasks}
+	case "memory.json":
+		return branchDoc{ref: branchRef{s: n.s}, kind: backing.DocMemory}
+	}
+	return nil
 }

@@ -186,7 +186,7 @@ func TestScratchRenameOntoMeta(t *testing.T) {
 	if names, _ := k.readdir("s"); slices.Contains(names, ".meta.json.12345") {
 		t.Errorf("the temporary is still listed after its rename: %v", names)
 	}
-	if got := metaDoc(t, k, "s/meta.json"); got["title"] != "saved by rename" {
+	if got := shownMeta(t, k, "s/meta.json"); got["title"] != "saved by rename" {
 		t.Errorf("meta.json through the mount: %v", got)
 	}
 	if held := k.root.Held()["buffered"]; held != 0 {

@@ -11,9 +11,10 @@ import (
 	"github.com/sessfs/sessfs/backing"
 )
 
-// sessionDir is MOUNT/<session>/: meta.json, the default branch's files,
-// the session's usage.json, branches.txt (the fork tree), branches/ and turns/, and the temporaries editors make beside meta.json
-// (scratch_dir.go).
+// sessionDir is MOUNT/<session>/: meta.json, the default branch's files
+// (tasks.json and memory.json among them), the session's usage.json,
+// branches.txt (the fork tree), branches/ and turns/, and the temporaries
+// editors make beside the files they edit (scratch_dir.go).
 type sessionDir struct {
 	base
 	refusing
@@ -53,7 +54,7 @@ func (n *sessionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	var in *fs.Inode
 	switch name {
 	case "meta.json":
-		in = child(ctx, &n.Inode, name, &metaFile{base: base{fsys: n.fsys}, s: n.s}, fileMode, ino(kindMeta, n.s.ID()))
+		in = child(ctx, &n.Inode, name, &editFile{base: base{fsys: n.fsys}, s: n.s, doc: metaDoc{n.s}}, fileMode, ino(kindMeta, n.s.ID()))
 	case "usage.json": // the session's: every branch
 		in = usageChild(ctx, n.fsys, &n.Inode, &usageDoc{s: n.s, scope: usageSession}, n.s.ID())
 	case "branches.txt":

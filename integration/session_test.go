@@ -35,7 +35,7 @@ func TestSessionMkdirAndRename(t *testing.T) {
 	if got := cliNames(t, m.StoreDir, false); got["new"] != "active" {
 		t.Fatalf("sessfs ls after mkdir: %v, want new active", got)
 	}
-	if got := ls(t, m.P("new")); !slices.Equal(got, []string{"append", "branches", "branches.txt", "export.json", "messages.jsonl", "meta.json", "transcript.html", "transcript.md", "transcript.redacted.md", "turns", "usage.json"}) {
+	if got := ls(t, m.P("new")); !slices.Equal(got, sessionFiles) {
 		t.Errorf("ls of a new session = %q", got)
 	}
 	if got := cat(t, m.P("new", "transcript.md")); !strings.HasPrefix(got, "# new\n") || transcriptBody(t, got) != "" {

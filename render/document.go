@@ -8,21 +8,32 @@ import (
 // export.json is one JSON document holding a branch whole, framed like
 // transcript.html so that it too can be served a byte range at a time:
 //
-//	file = JSONHead(meta, branches, id) + JSONMember(m0, true) + … + JSONMember(mn-1, false) + JSONTail()
+//	file = JSONHead(parts) + JSONMember(m0, true) + … + JSONMember(mn-1, false) + JSONTail()
 //
-// which reads {"meta":{…},"branches":[…],"branch":"<id>","messages":[{…},{…}]}.
+// which reads {"meta":{…},"tasks":{…},"memory":{…},"branches":[…],
+// "branch":"<id>","messages":[{…},{…}]}.
 
-// JSONHead opens the document: meta is meta.json, branches a JSON array
-// of the session's branches, branch the id of the one whose messages follow.
-// A value that is not valid JSON is written as null rather than break the
-// document.
-func JSONHead(meta, branches []byte, branch string) []byte {
-	id, _ := json.Marshal(branch)
+// JSONParts are what export.json holds before the messages.
+type JSONParts struct {
+	Meta          []byte // meta.json
+	Tasks, Memory []byte // the branch's tasks.json and memory.json
+	Branches      []byte // a JSON array of the session's branches
+	Branch        string // the id of the branch whose messages follow
+}
+
+// JSONHead opens the document. A value that is not valid JSON is written
+// as null rather than break the document.
+func JSONHead(p JSONParts) []byte {
+	id, _ := json.Marshal(p.Branch)
 	var b bytes.Buffer
 	b.WriteString(`{"meta":`)
-	writeCompact(&b, meta)
+	writeCompact(&b, p.Meta)
+	b.WriteString(`,"tasks":`)
+	writeCompact(&b, p.Tasks)
+	b.WriteString(`,"memory":`)
+	writeCompact(&b, p.Memory)
 	b.WriteString(`,"branches":`)
-	writeCompact(&b, branches)
+	writeCompact(&b, p.Branches)
 	b.WriteString(`,"branch":`)
 	b.Write(id)
 	b.WriteString(`,"messages":[`)

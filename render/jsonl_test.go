@@ -25,13 +25,15 @@ func TestJSONL(t *testing.T) {
 // hold, damaged lines included, and members never depend on what follows.
 func TestJSONDocument(t *testing.T) {
 	msgs := []string{`{"role":"user","content":"hi"}`, `not json at all`, `{"role":"assistant","content":[{"type":"text","text":"a\nb"}]}`}
-	doc := JSONHead([]byte("{\n  \"id\": \"x\",\n  \"name\": \"s\"\n}\n"), []byte(`[{"id":"b1"}]`), "b1")
+	doc := JSONHead(JSONParts{Meta: []byte("{\n  \"id\": \"x\",\n  \"name\": \"s\"\n}\n"), Tasks: []byte(`{"tasks":[]}`), Branches: []byte(`[{"id":"b1"}]`), Branch: "b1"})
 	for i, m := range msgs {
 		doc = append(doc, JSONMember(Message{Raw: []byte(m)}, i == 0)...)
 	}
 	doc = append(doc, JSONTail()...)
 	var v struct {
 		Meta     struct{ Name string }
+		Tasks    json.RawMessage
+		Memory   json.RawMessage
 		Branches []struct{ ID string }
 		Branch   string
 		Messages []json.RawMessage
@@ -39,10 +41,10 @@ func TestJSONDocument(t *testing.T) {
 	if err := json.Unmarshal(doc, &v); err != nil {
 		t.Fatalf("%v in\n%s", err, doc)
 	}
-	if v.Meta.Name != "s" || v.Branch != "b1" || len(v.Branches) != 1 || len(v.Messages) != 3 || string(v.Messages[1]) != `"not json at all"` {
+	if v.Meta.Name != "s" || string(v.Tasks) != `{"tasks":[]}` || string(v.Memory) != "null" || v.Branch != "b1" || len(v.Branches) != 1 || len(v.Messages) != 3 || string(v.Messages[1]) != `"not json at all"` {
 		t.Errorf("decoded %+v", v)
 	}
-	if h := JSONHead([]byte("{broken"), nil, "b"); !json.Valid(append(h, JSONTail()...)) {
+	if h := JSONHead(JSONParts{Meta: []byte("{broken"), Branch: "b"}); !json.Valid(append(h, JSONTail()...)) {
 		t.Errorf("head with broken meta: %s", h)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -205,22 +204,15 @@ func (x exporter) branch(s backing.Session, branch, format string) error {
 	return x.json(s, v)
 }
 
-// json writes one document a program can load whole: meta, branches, and
-// the branch's messages (render.JSONHead).
+// json writes one document a program can load whole: meta, the branch's
+// tasks and memory, branches, and the branch's messages, as export.json
+// has them (fsnode.ExportHead).
 func (x exporter) json(s backing.Session, v backing.View) error {
-	meta, err := s.MetaBytes()
+	head, err := fsnode.ExportHead(s, v)
 	if err != nil {
 		return err
 	}
-	branches, err := s.Branches()
-	if err != nil {
-		return err
-	}
-	bs, err := json.Marshal(branches)
-	if err != nil {
-		return err
-	}
-	x.put(render.JSONHead(meta, bs, v.Branch().ID))
+	x.put(head)
 	if v.Len() > 0 {
 		msgs, err := v.Read(0, 1)
 		if err != nil {

@@ -1,12 +1,11 @@
 package fsnode
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -14,89 +13,65 @@ import (
 	"github.com/sessfs/sessfs/backing"
 )
 
-// metaFile is a session's meta.json: the document, readable and editable.
-// Writes are buffered per open file and replace the document at close or
-// fsync, if it is a JSON object with the session's id (see metaHandle); a
-// write that completes an invalid document fails itself.
-type metaFile struct {
+// editDoc is a document of a session's that a person edits as a file:
+// meta.json (meta_doc.go), tasks.json and memory.json (branch_doc.go).
+type editDoc interface {
+	// read is the document as the file shows it.
+	read() ([]byte, error)
+	// modTime is when it last changed.
+	modTime() (time.Time, error)
+	// check is the store's check of a whole document, made when a write
+	// completes one and again before it is saved.
+	check(doc []byte) error
+	// save replaces the document, if check accepts it; the document as
+	// shown changes nothing, not even a time: an editor saving an
+	// unchanged file, or putting its backup back after a refused save.
+	save(doc []byte) error
+}
+
+// editFile is an editDoc as a file, readable and editable. Writes are
+// buffered per open file and replace the document at close or fsync, if
+// the store takes it (see editHandle); a write that completes an invalid
+// document fails itself.
+type editFile struct {
 	base
-	s backing.Session
+	s   backing.Session
+	doc editDoc
 
 	mu      sync.Mutex
-	writers map[*metaHandle]uint32 // open for writing, by caller pid
+	writers map[*editHandle]uint32 // open for writing, by caller pid
 }
 
 var (
-	_ = (fs.NodeGetattrer)((*metaFile)(nil))
-	_ = (fs.NodeOpener)((*metaFile)(nil))
-	_ = (fs.NodeReader)((*metaFile)(nil))
-	_ = (fs.NodeSetattrer)((*metaFile)(nil))
+	_ = (fs.NodeGetattrer)((*editFile)(nil))
+	_ = (fs.NodeOpener)((*editFile)(nil))
+	_ = (fs.NodeReader)((*editFile)(nil))
+	_ = (fs.NodeSetattrer)((*editFile)(nil))
 )
 
-// doc is the document as meta.json shows it. One the store cannot parse
-// is shown as its bytes, so a person can see it and mend it: a valid
-// document saved over it replaces it (backing.EditMeta), as fsck --repair
-// would.
-func (n *metaFile) doc() ([]byte, error) {
-	m, err := n.s.Meta()
-	if errors.Is(err, backing.ErrInvalid) {
-		return n.s.MetaBytes()
-	}
-	if err != nil {
-		return nil, err
-	}
-	return backing.EncodeMeta(m)
-}
-
-// mode is meta.json's permissions: 0444 in the trash, where it cannot
+// mode is the file's permissions: 0444 in the trash, where it cannot
 // change, asked as FS.changeable asks (not the "state" meta.json says,
 // which a damaged or hand-edited document may get wrong).
-func (n *metaFile) mode() uint32 {
+func (n *editFile) mode() uint32 {
 	if n.s.Trashed() {
 		return 0o444
 	}
 	return 0o644
 }
 
-// checkMeta is the store's check of an edited meta.json (Session.CheckMeta),
-// made when a write completes the document and again before the store
-// replaces it. (backing.EditMeta keeps the fields the store owns whatever
-// the document says.)
-func checkMeta(s backing.Session, doc []byte) error {
-	_, err := s.CheckMeta(doc)
-	return err
-}
-
-// editMeta replaces s's meta.json with doc, if checkMeta accepts it. A
-// doc that is meta.json as shown changes nothing, not even "updated": an
-// editor saving an unchanged file, or putting its backup back after a
-// refused save.
-func editMeta(s backing.Session, doc []byte) error {
-	if err := checkMeta(s, doc); err != nil {
-		return err
-	}
-	if m, err := s.Meta(); err == nil {
-		if shown, err := backing.EncodeMeta(m); err == nil && bytes.Equal(shown, doc) {
-			return nil
-		}
-	}
-	_, err := s.EditMeta(doc)
-	return err
-}
-
 // complete reports whether doc is one whole JSON value (its strings' UTF-8
 // aside): until it is, an editor may still be writing it in pieces.
 func complete(doc []byte) bool { return json.Valid(doc) }
 
-func (n *metaFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	if h, ok := fh.(*metaHandle); ok {
+func (n *editFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if h, ok := fh.(*editHandle); ok {
 		return h.getattr(out)
 	}
-	doc, err := n.doc()
+	doc, err := n.doc.read()
 	if err != nil {
 		return n.fsys.toErrno(err)
 	}
-	mtime, err := n.s.MetaModTime()
+	mtime, err := n.doc.modTime()
 	if err != nil {
 		return n.fsys.toErrno(err)
 	}
@@ -110,17 +85,17 @@ func (n *metaFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Attr
 // writer's copy is an edit charged to the mount's budget: a reader's
 // holds a document the store already bounds, so `cat meta.json` works
 // however much the open files buffer.
-func (n *metaFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+func (n *editFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if isWrite(flags) {
 		if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 			return nil, 0, errno
 		}
 	}
-	doc, err := n.doc()
+	doc, err := n.doc.read()
 	if err != nil {
 		return nil, 0, n.fsys.toErrno(err)
 	}
-	h := newMetaHandle(n, n.mode())
+	h := newEditHandle(n, n.mode())
 	if !isWrite(flags) {
 		h.buf.hold(doc)
 		return h, fuse.FOPEN_DIRECT_IO, 0
@@ -133,7 +108,7 @@ func (n *metaFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	caller, _ := fuse.FromContext(ctx)
 	n.mu.Lock()
 	if n.writers == nil {
-		n.writers = map[*metaHandle]uint32{}
+		n.writers = map[*editHandle]uint32{}
 	}
 	n.writers[h] = caller.Pid
 	n.mu.Unlock()
@@ -144,7 +119,7 @@ func (n *metaFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 // O_TRUNC, so the kernel opens without the flag and then sends a size-0
 // Setattr that names no file. It belongs to the handle the same process
 // just opened for writing and has not written to yet.
-func (n *metaFile) truncateOpen(pid uint32) bool {
+func (n *editFile) truncateOpen(pid uint32) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	found := false
@@ -157,17 +132,17 @@ func (n *metaFile) truncateOpen(pid uint32) bool {
 	return found
 }
 
-func (n *metaFile) released(h *metaHandle) {
+func (n *editFile) released(h *editHandle) {
 	n.mu.Lock()
 	delete(n.writers, h)
 	n.mu.Unlock()
 }
 
-func (n *metaFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	if h, ok := fh.(*metaHandle); ok {
+func (n *editFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if h, ok := fh.(*editHandle); ok {
 		return h.Read(ctx, dest, off)
 	}
-	doc, err := n.doc()
+	doc, err := n.doc.read()
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
@@ -175,9 +150,9 @@ func (n *metaFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 }
 
 // Setattr takes a size change through an open file (O_TRUNC, ftruncate),
-// and times (touch), which change nothing: meta.json's mtime is when the
-// store last replaced it. chmod and chown are refused.
-func (n *metaFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+// and times (touch), which change nothing: the file's mtime is when the
+// store last replaced the document. chmod and chown are refused.
+func (n *editFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	if errno := n.fsys.changeable(ctx, n.s); errno != 0 {
 		return errno
 	}
@@ -188,7 +163,7 @@ func (n *metaFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAt
 	if !ok {
 		return syscall.EPERM
 	}
-	h, isHandle := fh.(*metaHandle)
+	h, isHandle := fh.(*editHandle)
 	if !isHandle {
 		caller, _ := fuse.FromContext(ctx)
 		if sz == 0 && n.truncateOpen(caller.Pid) {
@@ -196,7 +171,7 @@ func (n *metaFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAt
 		}
 		// truncate(2) by path has no open file to buffer in; the only
 		// size it can set without breaking the document is its own.
-		doc, err := n.doc()
+		doc, err := n.doc.read()
 		if err != nil {
 			return n.fsys.toErrno(err)
 		}

@@ -10,20 +10,21 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// metaHandle is one open of meta.json. Writes edit a private buffer; at
-// close or fsync the buffer, if changed, replaces the document if
-// checkMeta accepts it: a JSON object in UTF-8 with the session's id
-// (else EINVAL, and nothing changes). A write (or truncation) that leaves
-// the buffer one whole JSON value that checkMeta refuses fails itself
+// editHandle is one open of an editFile. Writes edit a private buffer; at
+// close or fsync the buffer, if changed, replaces the document if the
+// document's check accepts it (for meta.json, a JSON object in UTF-8 with
+// the session's id; else EINVAL, and nothing changes). A write (or
+// truncation) that leaves the buffer one whole JSON value that the check
+// refuses fails itself
 // with EINVAL and leaves the buffer as it was, since a shell drops the
 // error of close; a buffer that is not yet whole JSON is taken as an
-// editor's save in progress. A write past maxMeta (EFBIG) or the mount's
+// editor's save in progress. A write past maxEdit (EFBIG) or the mount's
 // budget (ENOSPC) leaves the buffer short of what the writer meant: close
 // and fsync fail with the same error, and nothing changes, until the
 // writer starts over (truncates to 0).
-type metaHandle struct {
-	node *metaFile
-	mode uint32 // the permissions at open (metaFile.mode)
+type editHandle struct {
+	node *editFile
+	mode uint32 // the permissions at open (editFile.mode)
 
 	mu      sync.Mutex
 	buf     buffer
@@ -33,27 +34,27 @@ type metaHandle struct {
 }
 
 var (
-	_ = (fs.FileReader)((*metaHandle)(nil))
-	_ = (fs.FileWriter)((*metaHandle)(nil))
-	_ = (fs.FileFlusher)((*metaHandle)(nil))
-	_ = (fs.FileFsyncer)((*metaHandle)(nil))
-	_ = (fs.FileReleaser)((*metaHandle)(nil))
+	_ = (fs.FileReader)((*editHandle)(nil))
+	_ = (fs.FileWriter)((*editHandle)(nil))
+	_ = (fs.FileFlusher)((*editHandle)(nil))
+	_ = (fs.FileFsyncer)((*editHandle)(nil))
+	_ = (fs.FileReleaser)((*editHandle)(nil))
 )
 
-func newMetaHandle(n *metaFile, mode uint32) *metaHandle {
-	return &metaHandle{node: n, mode: mode, buf: buffer{max: maxMeta, budget: n.fsys.budget}}
+func newEditHandle(n *editFile, mode uint32) *editHandle {
+	return &editHandle{node: n, mode: mode, buf: buffer{max: maxEdit, budget: n.fsys.budget}}
 }
 
-// maxMeta bounds the buffer: meta.json is a small document.
-const maxMeta = 1 << 20
+// maxEdit bounds the buffer: the documents are small.
+const maxEdit = 1 << 20
 
-func (h *metaHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+func (h *editHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return fuse.ReadResultData(h.buf.read(off, len(dest))), 0
 }
 
-func (h *metaHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+func (h *editHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	was := h.buf.save(off, len(data))
@@ -70,24 +71,24 @@ func (h *metaHandle) Write(ctx context.Context, data []byte, off int64) (uint32,
 
 // check refuses a buffer that is whole JSON and no valid document, and
 // puts back what the refused change overwrote.
-func (h *metaHandle) check(was saved) syscall.Errno {
+func (h *editHandle) check(was saved) syscall.Errno {
 	if !complete(h.buf.data) {
 		return 0
 	}
-	if err := checkMeta(h.node.s, h.buf.data); err != nil {
+	if err := h.node.doc.check(h.buf.data); err != nil {
 		h.buf.restore(was)
 		return h.node.fsys.toErrno(err)
 	}
 	return 0
 }
 
-func (h *metaHandle) fresh() bool {
+func (h *editHandle) fresh() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return !h.written
 }
 
-func (h *metaHandle) truncate(size int64) syscall.Errno {
+func (h *editHandle) truncate(size int64) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	was := h.buf.save(size, -1)
@@ -105,18 +106,18 @@ func (h *metaHandle) truncate(size int64) syscall.Errno {
 	return 0
 }
 
-func (h *metaHandle) getattr(out *fuse.AttrOut) syscall.Errno {
+func (h *editHandle) getattr(out *fuse.AttrOut) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var mtime time.Time
-	if t, err := h.node.s.MetaModTime(); err == nil {
+	if t, err := h.node.doc.modTime(); err == nil {
 		mtime = t
 	}
 	h.node.fsys.attr(&out.Attr, syscall.S_IFREG|h.mode, int64(len(h.buf.data)), mtime)
 	return 0
 }
 
-func (h *metaHandle) Flush(ctx context.Context) syscall.Errno {
+func (h *editHandle) Flush(ctx context.Context) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.failed != nil {
@@ -126,22 +127,22 @@ func (h *metaHandle) Flush(ctx context.Context) syscall.Errno {
 		return 0
 	}
 	h.dirty = false
-	if err := editMeta(h.node.s, h.buf.data); err != nil {
+	if err := h.node.doc.save(h.buf.data); err != nil {
 		return h.node.fsys.toErrno(err)
 	}
 	// Later reads through this handle show what was stored.
-	if doc, err := h.node.doc(); err == nil {
+	if doc, err := h.node.doc.read(); err == nil {
 		h.buf.set(doc) // else (no room) they show what was written
 	}
 	return 0
 }
 
-func (h *metaHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
+func (h *editHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 	return h.Flush(ctx)
 }
 
 // Release gives the buffer back.
-func (h *metaHandle) Release(ctx context.Context) syscall.Errno {
+func (h *editHandle) Release(ctx context.Context) syscall.Errno {
 	h.node.released(h)
 	h.mu.Lock()
 	h.buf.release()
