@@ -3,8 +3,12 @@
 // same filesystem and their ratio (median of -runs runs, with min–max). The
 // same table is written as JSON to -json.
 //
-//	go run ./integration/bench [-quick] [-runs N] [-json PATH] [-dir DIR] [-check]
+//	go run ./integration/bench [-quick] [-runs N] [-json PATH] [-dir DIR] [-check] [-rows 1,P4] [-postgres URL]
 //	go run ./integration/bench -scale 1G [-runs N] [-json PATH] [-dir DIR]
+//
+// Rows P1–P5 measure the PostgreSQL engine (rows_pg.go) on the server of
+// -postgres ($SESSFS_TEST_POSTGRES), or on a throwaway one the bench
+// starts; with neither they say they were skipped.
 //
 // With -scale SIZE it measures a store of SIZE of realistic sessions
 // instead (scale.go): rows S1–S8, written to bench/scale.json by default.
@@ -38,6 +42,11 @@ type config struct {
 	catSession  int // messages of the session of row 4
 
 	searchSess, searchMsgs, searchMsgSize int // sessions, messages each and bytes a message of row 11
+
+	postgres  string // the server of rows P1–P5; empty: start one (postgres.go)
+	pgOps     int    // appends of row P1
+	pgConcOps int    // messages per writer of row P2
+	pgVisible int    // appends a run of row P4
 }
 
 func main() {
@@ -46,7 +55,8 @@ func main() {
 	jsonPath := flag.String("json", "bench/results.json", "where to write the results as JSON")
 	dir := flag.String("dir", "", "folder in which to make the work folder (default ./bench); the native files live there too")
 	check := flag.Bool("check", false, "exit 1 if a row misses its target by more than 3× twice (a row that misses is measured again)")
-	only := flag.String("rows", "", "run only these rows, e.g. 4,8 (default: all)")
+	only := flag.String("rows", "", "run only these rows, e.g. 4,8 or P1,P4; P is every PostgreSQL row (default: all)")
+	postgres := flag.String("postgres", os.Getenv("SESSFS_TEST_POSTGRES"), "a PostgreSQL server's `URL` where rows P1–P5 may CREATE DATABASE (default $SESSFS_TEST_POSTGRES; empty: start a throwaway one)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (mount included) to this file")
 	scale := flag.String("scale", "", "measure a store of this `SIZE` of generated sessions (200M, 1G: rows S1–S8) instead of the rows above")
 	flag.Parse()
@@ -67,7 +77,7 @@ func main() {
 		}
 	}
 
-	c := &config{quick: *quick, runs: *runs, only: *only}
+	c := &config{quick: *quick, runs: *runs, only: *only, postgres: *postgres}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -95,12 +105,14 @@ func main() {
 		c.grepSess, c.grepMsgs = 1000, 50
 		c.bigSession, c.catSession = 100_000, 100_000
 		c.searchSess, c.searchMsgs, c.searchMsgSize = 1000, 50, 1000
+		c.pgOps, c.pgConcOps, c.pgVisible = 100, 25, 20
 	} else {
 		c.appendOps, c.concOps = 1000, 200
 		c.nSessions, c.msgsPerSess = 10_000, 20
 		c.grepSess, c.grepMsgs = 1000, 200
 		c.bigSession, c.catSession = 1_000_000, 100_000
 		c.searchSess, c.searchMsgs, c.searchMsgSize = 10_000, 50, 2000
+		c.pgOps, c.pgConcOps, c.pgVisible = 500, 100, 100
 	}
 	parent := *dir
 	if parent == "" {
@@ -129,6 +141,7 @@ func main() {
 	}
 	pprof.StopCPUProfile() // before any os.Exit below
 	unmountAll()
+	stopPostgres()
 	leftover := checkMounts(c.work)
 	if rerr := os.RemoveAll(c.work); rerr != nil {
 		fmt.Fprintln(os.Stderr, "bench: removing the work folder:", rerr)
@@ -166,6 +179,7 @@ func main() {
 
 func fatal(err error) {
 	unmountAll()
+	stopPostgres()
 	fmt.Fprintln(os.Stderr, "bench:", err)
 	os.Exit(1)
 }
@@ -183,10 +197,13 @@ func run(c *config) (rows []Row, err error) {
 			panic(r)
 		}
 	}()
-	steps := []func(*config) []Row{rowAppend1, rowAppend8, rowAppendNoSync, rowCat, rowTail, rowFork, rowLs, rowGrep, rowMount, rowViews, rowSearch}
-	rowIDs := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"}
+	steps := []func(*config) []Row{rowAppend1, rowAppend8, rowAppendNoSync, rowCat, rowTail, rowFork, rowLs, rowGrep, rowMount, rowViews, rowSearch,
+		rowPGAppend1, rowPGAppend8, rowPGFork, rowPGVisible, rowPGTail}
+	rowIDs := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "P1", "P2", "P3", "P4", "P5"}
 	for i, step := range steps {
-		if c.only != "" && !slices.Contains(strings.Split(c.only, ","), rowIDs[i]) {
+		want := strings.Split(c.only, ",")
+		pgRow := strings.HasPrefix(rowIDs[i], "P")
+		if c.only != "" && !slices.Contains(want, rowIDs[i]) && !(pgRow && slices.Contains(want, "P")) {
 			continue
 		}
 		t0 := time.Now()

@@ -78,10 +78,7 @@ func runScale(c *config, size int64) (rows []Row, err error) {
 
 	// Setup: the binary a user runs, and the sources.
 	t0 := time.Now()
-	bin := filepath.Join(c.work, "sessfs")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/sessfs/sessfs/cmd/sessfs").CombinedOutput(); err != nil {
-		must(fmt.Errorf("go build ./cmd/sessfs: %v\n%s", err, out))
-	}
+	bin := buildSessfs(c)
 	step("built the sessfs binary", t0)
 	t0 = time.Now()
 	src := must1(generate(c.work, size))

@@ -64,10 +64,10 @@ var (
 	mounts   = map[string]*fuse.Server{}
 )
 
-// mountStore mounts st on a fresh folder of the work folder and returns
-// the folder, the server and the time from fs.Mount to the first stat of
-// the root.
-func mountStore(c *config, st *filestore.Store) (string, *fuse.Server, time.Duration) {
+// mountStore mounts st (of either engine) on a fresh folder of the work
+// folder and returns the folder, the server and the time from fs.Mount to
+// the first stat of the root.
+func mountStore(c *config, st backing.Store) (string, *fuse.Server, time.Duration) {
 	mnt := must1(os.MkdirTemp(c.work, "mnt-"))
 	t0 := time.Now()
 	server, err := fs.Mount(mnt, fsnode.New(st, fsnode.Options{}), fsnode.MountOptions(st, fsnode.Options{}))

@@ -9,4 +9,7 @@
 // since initdb refuses root. Main stops it when the tests are done. With
 // no PostgreSQL to be found the tests skip, or fail when
 // SESSFS_REQUIRE_POSTGRES=1 says they must run.
+//
+// Start and NewDatabase do the same for a program that is not a test
+// (the benchmark, integration/bench).
 package pgtest

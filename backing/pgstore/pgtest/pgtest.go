@@ -1,17 +1,11 @@
 package pgtest
 
 import (
-	"context"
 	"fmt"
-	"net/url"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 var (
@@ -64,38 +58,14 @@ func URL(t testing.TB) string {
 		}
 		t.Skipf("skipped, no PostgreSQL: %v", failure)
 	}
-	name := fmt.Sprintf("sessfs_test_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, counter.Add(1))
-	exec := func(sql string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, admin)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(ctx)
-		_, err = conn.Exec(ctx, sql)
-		return err
-	}
-	// template0 with the encoding and collation set: the same database on
-	// any server, whatever its defaults.
-	if err := exec(`CREATE DATABASE ` + name + ` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`); err != nil {
-		t.Fatalf("create a test database: %v", err)
+	u, drop, err := NewDatabase(admin)
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := exec(`DROP DATABASE ` + name + ` WITH (FORCE)`); err != nil {
-			t.Errorf("drop the test database %s: %v", name, err)
+		if err := drop(); err != nil {
+			t.Error(err)
 		}
 	})
-	return withDatabase(t, admin, name)
-}
-
-// withDatabase is the URL u with its database replaced by db.
-func withDatabase(t testing.TB, u, db string) string {
-	t.Helper()
-	p, err := url.Parse(u)
-	if err != nil || (p.Scheme != "postgres" && p.Scheme != "postgresql") {
-		t.Fatalf("SESSFS_TEST_POSTGRES must be a postgres:// URL, not %q", u)
-	}
-	p.Path = "/" + strings.TrimPrefix(db, "/")
-	return p.String()
+	return u
 }

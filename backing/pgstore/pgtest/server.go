@@ -47,9 +47,14 @@ func version(path string) int {
 	return v
 }
 
-// startServer makes a cluster in a new temporary folder and starts it,
-// listening on a unix socket in that folder only.
-func startServer() (*server, error) {
+// startServer makes a test cluster (startCluster, durability off).
+func startServer() (*server, error) { return startCluster(false) }
+
+// startCluster makes a cluster in a new temporary folder and starts it,
+// listening on a unix socket in that folder only. durable keeps fsync
+// and synchronous commit on, as on a real server: a benchmark of durable
+// appends measures them; the tests do not.
+func startCluster(durable bool) (*server, error) {
 	bin, err := findBin()
 	if err != nil {
 		return nil, err
@@ -89,8 +94,10 @@ func startServer() (*server, error) {
 	}
 	// Durability is not what these tests test: fsync off makes a
 	// CREATE DATABASE per test cheap.
-	s.opts = fmt.Sprintf("-k %s -c listen_addresses='' -c fsync=off -c synchronous_commit=off "+
-		"-c full_page_writes=off -c max_connections=300", dir)
+	s.opts = fmt.Sprintf("-k %s -c listen_addresses='' -c max_connections=300", dir)
+	if !durable {
+		s.opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+	}
 	if err := s.start(); err != nil {
 		log, _ := os.ReadFile(filepath.Join(dir, "log"))
 		os.RemoveAll(dir)
