@@ -92,13 +92,20 @@ func tailF(t *testing.T, path string) *lockedBuffer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	tail := exec.CommandContext(ctx, "tail", "-s", "0.1", "-n", "+1", "-f", path)
-	seen := &lockedBuffer{}
-	tail.Stdout = seen
+	seen, complaints := &lockedBuffer{}, &lockedBuffer{}
+	tail.Stdout, tail.Stderr = seen, complaints
 	if err := tail.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Stop tail before the mount goes (cleanups run last first).
-	t.Cleanup(func() { cancel(); tail.Wait() })
+	// Stop tail before the mount goes (cleanups run last first); what
+	// it said of the file is worth knowing in any case.
+	t.Cleanup(func() {
+		cancel()
+		tail.Wait()
+		if s := complaints.String(); s != "" {
+			t.Logf("tail -f %s said: %s", path, s)
+		}
+	})
 	return seen
 }
 

@@ -3,7 +3,9 @@ package pgstore_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -169,4 +171,38 @@ func TestTerminateUnderLoad(t *testing.T) {
 		t.Log("no append failed: the cuts fell between appends")
 	}
 	wantOnceEach(t, s, n)
+}
+
+// TestServerDownIsUnavailable: with the server down every call fails with
+// backing.ErrUnavailable, and never as the socket's own error: the unix
+// socket is gone then, and its ENOENT read as fs.ErrNotExist made a
+// mount answer an append with "no such file" instead of EIO.
+func TestServerDownIsUnavailable(t *testing.T) {
+	srv := pgtest.Own(t)
+	st, err := pgstore.Open(srv.URL(), pgstore.Options{Timeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendID("", [][]byte{[]byte(`{"role":"user","content":"before"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop(t)
+	defer srv.Start(t)
+	for what, call := range map[string]func() error{
+		"append": func() error { return s.AppendID("", [][]byte{[]byte(`{"role":"user","content":"during"}`)}) },
+		"names":  func() error { _, err := st.Names(); return err },
+		"lookup": func() error { _, _, err := st.Lookup("s"); return err },
+		"meta":   func() error { _, err := s.Meta(); return err },
+		"create": func() error { _, _, err := st.Create("t", backing.Meta{}); return err },
+	} {
+		err := call()
+		if !errors.Is(err, backing.ErrUnavailable) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, backing.ErrNotFound) {
+			t.Errorf("%s with the server down: %v; want ErrUnavailable and no ErrNotExist", what, err)
+		}
+	}
 }

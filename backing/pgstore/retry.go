@@ -7,6 +7,7 @@ import (
 	"net"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/sessfs/sessfs/backing"
 )
 
 // A pooled connection the server has cut (a restart, a failover,
@@ -36,10 +37,24 @@ func (st *Store) again(fn func(ctx context.Context) error, retry func(error) boo
 		ctx, cancel := st.ctx()
 		err := fn(ctx)
 		cancel()
-		if err == nil || i == attempts || !retry(err) {
-			return err
+		if err == nil {
+			return nil
+		}
+		if i == attempts || !retry(err) {
+			return st.unreachable(err)
 		}
 	}
+}
+
+// unreachable is err, when it is the loss of the database, as
+// backing.ErrUnavailable: the socket's own error (ENOENT when the server
+// is down) is kept in the message only, never for errors.Is, where it
+// would read as "no such session".
+func (st *Store) unreachable(err error) error {
+	if !lostConnection(err) {
+		return err
+	}
+	return backing.Sentencef(backing.ErrUnavailable, "the database cannot be reached: %v", err)
 }
 
 // lostConnection reports whether err is the loss of the connection rather
