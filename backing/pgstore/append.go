@@ -114,7 +114,7 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 	var b branchRow
 	var ancIDs []string
 	var ancN []int64
-	if err := s.st.read(func(ctx context.Context) (err error) {
+	if err := s.st.readNow(func(ctx context.Context) (err error) {
 		b, ancIDs, ancN, err = s.appendTarget(ctx, branchID, anyGiven)
 		return err
 	}); err != nil {

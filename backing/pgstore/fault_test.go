@@ -179,7 +179,8 @@ func TestTerminateUnderLoad(t *testing.T) {
 // mount answer an append with "no such file" instead of EIO.
 func TestServerDownIsUnavailable(t *testing.T) {
 	srv := pgtest.Own(t)
-	st, err := pgstore.Open(srv.URL(), pgstore.Options{Timeout: 3 * time.Second})
+	// A read waits for the server up to the timeout: keep it short.
+	st, err := pgstore.Open(srv.URL(), pgstore.Options{Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,5 +205,60 @@ func TestServerDownIsUnavailable(t *testing.T) {
 		if !errors.Is(err, backing.ErrUnavailable) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, backing.ErrNotFound) {
 			t.Errorf("%s with the server down: %v; want ErrUnavailable and no ErrNotExist", what, err)
 		}
+	}
+}
+
+// TestReadWaitsOutRestart: a read made while the server is down waits for
+// it to come back (up to the timeout) and succeeds, as a reader of a
+// mount must (tail -f gives a file up at its first EIO); an append made
+// then fails at once, and the writer decides.
+func TestReadWaitsOutRestart(t *testing.T) {
+	srv := pgtest.Own(t)
+	st, err := pgstore.Open(srv.URL(), pgstore.Options{Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendID("", [][]byte{[]byte(`{"role":"user","content":"before"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop(t)
+	start := time.Now()
+	if err := s.AppendID("", [][]byte{[]byte(`{"role":"user","content":"during"}`)}); !errors.Is(err, backing.ErrUnavailable) {
+		t.Errorf("append with the server down: %v, want ErrUnavailable", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("an append with the server down took %v to fail: it waited", d)
+	}
+	type result struct {
+		names []string
+		err   error
+		took  time.Duration
+	}
+	done := make(chan result, 1)
+	go func() {
+		start := time.Now()
+		names, err := st.Names()
+		done <- result{names, err, time.Since(start)}
+	}()
+	time.Sleep(500 * time.Millisecond) // the outage the read must wait out, not a synchronisation
+	select {
+	case r := <-done:
+		t.Fatalf("Names with the server down returned at once: %v %v", r.names, r.err)
+	default:
+	}
+	srv.Start(t)
+	r := <-done
+	if r.err != nil || len(r.names) != 1 || r.names[0] != "s" {
+		t.Fatalf("Names across a restart: %q %v, want [s]", r.names, r.err)
+	}
+	t.Logf("the read waited %v for the server", r.took.Round(time.Millisecond))
+	v, err := s.ViewID("")
+	if err != nil || v.Len() != 1 {
+		t.Fatalf("after the restart: %v, %v; want the one message stored before", v, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/sessfs/sessfs/backing"
@@ -21,8 +22,27 @@ import (
 const attempts = 3
 
 // read runs fn, a call that changes nothing, again when its connection
-// was lost.
+// was lost; and while the database cannot be reached at all (restarting,
+// failing over), again until it can, for up to the store's Timeout. So a
+// reader of a mount (cat, ls, tail -f) waits out a restart instead of
+// failing with EIO, which tail -f never recovers from: it gives the file
+// up. A write does not wait: its writer hears at once, and decides.
 func (st *Store) read(fn func(ctx context.Context) error) error {
+	deadline := time.Now().Add(st.opts.Timeout)
+	pause := 50 * time.Millisecond
+	for {
+		err := st.readNow(fn)
+		if !errors.Is(err, backing.ErrUnavailable) || time.Now().Add(pause).After(deadline) {
+			return err
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, time.Second)
+	}
+}
+
+// readNow is read without the wait, for the reads a write makes first:
+// its writer hears at once that the database is away.
+func (st *Store) readNow(fn func(ctx context.Context) error) error {
 	return st.again(fn, lostConnection)
 }
 
