@@ -16,7 +16,9 @@ import (
 // pings those idle for more than a second, not the others. So a call
 // that meets a dead connection runs again, on another: a read whatever
 // the failure of the connection, a write only when nothing of it reached
-// the server (pgconn.SafeToRetry), so that it is never done twice.
+// the server (pgconn.SafeToRetry), so that it is never done twice. An
+// append is the exception: it runs again whatever the failure, as a
+// retry by its messages' ids (AppendID).
 
 // attempts is how many times a call runs at most.
 const attempts = 3
@@ -59,6 +61,12 @@ func (st *Store) again(fn func(ctx context.Context) error, retry func(error) boo
 		cancel()
 		if err == nil {
 			return nil
+		}
+		if lostConnection(err) {
+			// What cut this connection (a restart, a failover) most
+			// likely cut the pool's idle ones too: the next attempt
+			// dials a new one rather than meet another dead one.
+			st.pool.Reset()
 		}
 		if i == attempts || !retry(err) {
 			return st.unreachable(err)
