@@ -407,10 +407,17 @@ func TestPGReadsWhileDown(t *testing.T) {
 			done <- answer{what, r, time.Since(start)}
 		}()
 	}
+	// A command does not wait: it fails at once and says why.
+	cliStart := time.Now()
+	if r := cliResult(t, db, "", "ls"); r.code == 0 || !strings.Contains(r.stderr, "connect") {
+		t.Errorf("sessfs ls with the server down: %v; want a failure naming the connection", r)
+	} else {
+		t.Logf("sessfs ls with the server down failed in %v: %s", time.Since(cliStart).Round(time.Millisecond), strings.TrimSpace(r.stderr))
+	}
 	// The outage the reads wait out: a second, long enough for every
 	// cached name and size of the kernel's to have expired, so that each
 	// read asks the mount, which asks the database.
-	time.Sleep(time.Second)
+	time.Sleep(time.Second - time.Since(down))
 	srv.Start(t)
 	t.Logf("the server was down %v", time.Since(down).Round(time.Millisecond))
 	for range reads {

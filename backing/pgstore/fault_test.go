@@ -180,8 +180,7 @@ func TestTerminateUnderLoad(t *testing.T) {
 // mount answer an append with "no such file" instead of EIO.
 func TestServerDownIsUnavailable(t *testing.T) {
 	srv := pgtest.Own(t)
-	// A read waits for the server up to the timeout: keep it short.
-	st, err := pgstore.Open(srv.URL(), pgstore.Options{Timeout: time.Second})
+	st, err := pgstore.Open(srv.URL(), pgstore.Options{Timeout: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,13 +208,13 @@ func TestServerDownIsUnavailable(t *testing.T) {
 	}
 }
 
-// TestReadWaitsOutRestart: a read made while the server is down waits for
-// it to come back (up to the timeout) and succeeds, as a reader of a
-// mount must (tail -f gives a file up at its first EIO); an append made
-// then fails at once, and the writer decides.
+// TestReadWaitsOutRestart: with OutageWait (a mount's), a read made while
+// the server is down waits for it to come back and succeeds, as a reader
+// of a mount must (tail -f gives a file up at its first EIO); an append
+// made then fails at once, and the writer decides.
 func TestReadWaitsOutRestart(t *testing.T) {
 	srv := pgtest.Own(t)
-	st, err := pgstore.Open(srv.URL(), pgstore.Options{Timeout: 30 * time.Second})
+	st, err := pgstore.Open(srv.URL(), pgstore.Options{OutageWait: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

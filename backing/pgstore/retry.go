@@ -25,12 +25,12 @@ const attempts = 3
 
 // read runs fn, a call that changes nothing, again when its connection
 // was lost; and while the database cannot be reached at all (restarting,
-// failing over), again until it can, for up to the store's Timeout. So a
+// failing over), again until it can, for up to Options.OutageWait. So a
 // reader of a mount (cat, ls, tail -f) waits out a restart instead of
 // failing with EIO, which tail -f never recovers from: it gives the file
 // up. A write does not wait: its writer hears at once, and decides.
 func (st *Store) read(fn func(ctx context.Context) error) error {
-	deadline := time.Now().Add(st.opts.Timeout)
+	deadline := time.Now().Add(st.opts.OutageWait)
 	pause := 50 * time.Millisecond
 	for {
 		err := st.readNow(fn)
