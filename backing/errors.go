@@ -23,6 +23,12 @@ var (
 	// ErrDamaged is damage in the store that a person must look at
 	// (sessfs fsck): the engine refuses it rather than guess.
 	ErrDamaged = errors.New("the store is damaged here (see sessfs fsck)")
+	// ErrUnavailable is a store that cannot be reached (a database down
+	// or its connection cut): nothing was done, or, for a change whose
+	// answer was lost, perhaps it was. It hides the cause's system error,
+	// which says nothing of the session asked for (a socket's ENOENT
+	// is not "no such session").
+	ErrUnavailable = errors.New("the store cannot be reached")
 )
 
 // sentence is an error that reads as a plain sentence but still matches its

@@ -20,6 +20,11 @@ func (f *FS) toErrno(err error) syscall.Errno {
 	switch {
 	case err == nil:
 		return 0
+	case errors.Is(err, backing.ErrUnavailable):
+		// First: the cause inside may be a socket's ENOENT or EACCES,
+		// which would read as the file's own.
+		log.Printf("sessfs: I/O error: %v", err)
+		return syscall.EIO
 	case errors.Is(err, backing.ErrNameTooLong):
 		return syscall.ENAMETOOLONG
 	case errors.Is(err, backing.ErrNotFound), errors.Is(err, fs.ErrNotExist):

@@ -46,3 +46,27 @@ func TestSymlinkErrorLoggedOnce(t *testing.T) {
 		t.Errorf("damage not logged:\n%s", logged.String())
 	}
 }
+
+// A store that cannot be reached is EIO, logged, whatever system error is
+// inside: a database's socket gone is ENOENT, which must not read as "no
+// such file" of the file asked for.
+func TestUnavailableIsEIO(t *testing.T) {
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	defer log.SetOutput(log.Writer())
+	log.SetOutput(&logged)
+	f := New(st, Options{}).fsys
+	cause := fmt.Errorf("dial unix /tmp/s/.s.PGSQL.5432: %w", syscall.ENOENT)
+	// Both at once, as an engine that kept its cause for errors.Is
+	// would make it: unavailable wins.
+	err = fmt.Errorf("append: %w: %w", backing.ErrUnavailable, cause)
+	if errno := f.toErrno(err); errno != syscall.EIO {
+		t.Errorf("toErrno(%v) = %v, want EIO", err, errno)
+	}
+	if !strings.Contains(logged.String(), "I/O error") || !strings.Contains(logged.String(), ".s.PGSQL.5432") {
+		t.Errorf("logged %q, want the I/O error and its cause", logged.String())
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sessfs/sessfs/backing/pgstore/pgtest"
 	"github.com/sessfs/sessfs/integration/mounttest"
 )
 
@@ -47,7 +48,9 @@ func TestMain(m *testing.M) {
 		}
 		defer os.Remove(mountRoot) // only if empty: never recurse into a mount
 		buildCLI()
-		code := m.Run()
+		// pgtest.Main stops the PostgreSQL server pgtest.URL started for
+		// the tests that mount a database (pg_*_test.go), if one did.
+		code := pgtest.Main(m)
 		if left := leftMounts(); len(left) > 0 {
 			// A mount left behind would hang or confuse whatever runs next
 			// on this machine: fail the run, then clear it.

@@ -89,7 +89,8 @@ FROM b, ch`
 // whose own id the branch already has is acknowledged and not stored
 // again. An append with no id of its writer's is one statement; one with
 // such ids first locks the branch's row in the same round trip, so that
-// the check for retries sees every append ordered before it.
+// the check for retries sees every append ordered before it. An append
+// whose connection is lost runs again as such a retry, on another.
 func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 	if len(msgs) == 0 {
 		return nil
@@ -114,7 +115,7 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 	var b branchRow
 	var ancIDs []string
 	var ancN []int64
-	if err := s.st.read(func(ctx context.Context) (err error) {
+	if err := s.st.readNow(func(ctx context.Context) (err error) {
 		b, ancIDs, ancN, err = s.appendTarget(ctx, branchID, anyGiven)
 		return err
 	}); err != nil {
@@ -127,8 +128,30 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 			f.role, f.ts, f.tsv, f.spends}
 	}
 	var next, inherited, n int64
-	found := false
-	err := s.st.write(func(ctx context.Context) error {
+	found, sent, byID := false, false, false
+	err := s.st.again(func(ctx context.Context) error {
+		if sent && !byID {
+			// The attempt before lost its connection, perhaps after it
+			// committed (its answer lost): this one is a retry by id.
+			// Every message has its id since Prepare, the writer's or
+			// the store's, so the statement that leaves out the ids the
+			// branch has stores what the first did not, and nothing
+			// twice.
+			byID = true
+			for i := range f.given {
+				f.given[i] = true
+			}
+			if !anyGiven {
+				anyGiven = true
+				var err error
+				if b, ancIDs, ancN, err = s.appendTarget(ctx, branchID, true); err != nil {
+					return err
+				}
+			}
+			sql, args = appendSQL, []any{s.id, b.ID, f.raw, f.id, f.kind, f.given, ancIDs, ancN, t, s.st.origin,
+				f.role, f.ts, f.tsv, f.spends}
+		}
+		sent = true
 		batch := &pgx.Batch{}
 		if anyGiven {
 			batch.Queue(`SELECT 1 FROM branches WHERE session_id = $1 AND branch_id = $2 FOR UPDATE`, s.id, b.ID)
@@ -146,7 +169,7 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 		// A batch is one implicit transaction: the lock is held until
 		// the append commits.
 		return s.st.pool.SendBatch(ctx, batch).Close()
-	})
+	}, lostConnection)
 	if err != nil {
 		return err
 	}
@@ -158,11 +181,17 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 		// its row. Never report a success that did not happen.
 		return fmt.Errorf("append to branch %s: the statement changed nothing", b.ID)
 	}
-	if n == 0 {
-		return nil // every message was a retry
+	if n == 0 && !byID {
+		return nil // every message was a retry of its writer's
 	}
+	// After a retry by id that stored nothing, the attempt whose answer
+	// was lost stored it all: this process's subscribers are told as
+	// for any append (the listener skips this process's changes).
 	s.st.publish(backing.Change{Kind: backing.Appended, Session: s.id, Branch: b.ID, Len: int(inherited + next)})
-	if prompt >= 0 && b.Parent == "" && !s.titled.Load() {
+	// The title: not after such a retry, whose before (next-n) would
+	// count this append's own prompt as an earlier one; a later prompt
+	// does not title the session either (a known gap, that rare).
+	if n > 0 && prompt >= 0 && b.Parent == "" && !s.titled.Load() {
 		s.autoTitle(f.raw[prompt], next-n)
 	}
 	return nil

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io"
 	"net"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/sessfs/sessfs/backing"
 )
 
 // A pooled connection the server has cut (a restart, a failover,
@@ -14,14 +16,35 @@ import (
 // pings those idle for more than a second, not the others. So a call
 // that meets a dead connection runs again, on another: a read whatever
 // the failure of the connection, a write only when nothing of it reached
-// the server (pgconn.SafeToRetry), so that it is never done twice.
+// the server (pgconn.SafeToRetry), so that it is never done twice. An
+// append is the exception: it runs again whatever the failure, as a
+// retry by its messages' ids (AppendID).
 
 // attempts is how many times a call runs at most.
 const attempts = 3
 
 // read runs fn, a call that changes nothing, again when its connection
-// was lost.
+// was lost; and while the database cannot be reached at all (restarting,
+// failing over), again until it can, for up to Options.OutageWait. So a
+// reader of a mount (cat, ls, tail -f) waits out a restart instead of
+// failing with EIO, which tail -f never recovers from: it gives the file
+// up. A write does not wait: its writer hears at once, and decides.
 func (st *Store) read(fn func(ctx context.Context) error) error {
+	deadline := time.Now().Add(st.opts.OutageWait)
+	pause := 50 * time.Millisecond
+	for {
+		err := st.readNow(fn)
+		if !errors.Is(err, backing.ErrUnavailable) || time.Now().Add(pause).After(deadline) {
+			return err
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, time.Second)
+	}
+}
+
+// readNow is read without the wait, for the reads a write makes first:
+// its writer hears at once that the database is away.
+func (st *Store) readNow(fn func(ctx context.Context) error) error {
 	return st.again(fn, lostConnection)
 }
 
@@ -36,10 +59,30 @@ func (st *Store) again(fn func(ctx context.Context) error, retry func(error) boo
 		ctx, cancel := st.ctx()
 		err := fn(ctx)
 		cancel()
-		if err == nil || i == attempts || !retry(err) {
-			return err
+		if err == nil {
+			return nil
+		}
+		if lostConnection(err) {
+			// What cut this connection (a restart, a failover) most
+			// likely cut the pool's idle ones too: the next attempt
+			// dials a new one rather than meet another dead one.
+			st.pool.Reset()
+		}
+		if i == attempts || !retry(err) {
+			return st.unreachable(err)
 		}
 	}
+}
+
+// unreachable is err, when it is the loss of the database, as
+// backing.ErrUnavailable: the socket's own error (ENOENT when the server
+// is down) is kept in the message only, never for errors.Is, where it
+// would read as "no such session".
+func (st *Store) unreachable(err error) error {
+	if !lostConnection(err) {
+		return err
+	}
+	return backing.Sentencef(backing.ErrUnavailable, "the database cannot be reached: %v", err)
 }
 
 // lostConnection reports whether err is the loss of the connection rather

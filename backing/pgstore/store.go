@@ -28,6 +28,11 @@ type Options struct {
 	// (synchronous_commit off): a crash of the server may lose the last
 	// appends, never corrupt the store (mount --sync none).
 	Async bool
+	// OutageWait is how long a read waits for a database that cannot
+	// be reached at all (restarting, failing over) before it fails; 0
+	// fails at once. A mount waits (its readers, tail -f among them,
+	// cannot try again); a command fails at once and says why.
+	OutageWait time.Duration
 	// Logf reports what a user should hear of and no call returns (the
 	// change feed's connection lost and found again); nil is silence.
 	Logf func(format string, args ...any)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/backing/filestore"
@@ -38,13 +39,19 @@ func defaultStore() (string, error) { return filestore.DefaultRoot() }
 // return before their messages reach the disk (mount --sync none; for a
 // database, before the server flushed its log); a
 // daemon (a mount) keeps the search index up to date as it goes, so that
-// searches through it answer at once. What the store reports on its own
+// searches through it answer at once, and its reads wait out a restart of
+// a database (up to pgstore.DefaultTimeout) where a command's fail at once. What the store reports on its own
 // (an index rebuilt) goes to stderr, a line each; a command shows a
 // build of the index it waits for as progress on a terminal.
 func openStore(location string, durable, daemon bool) (backing.Store, error) {
 	if isDatabase(location) {
+		var wait time.Duration
+		if daemon {
+			wait = pgstore.DefaultTimeout
+		}
 		return pgstore.Open(location, pgstore.Options{
-			Async: !durable,
+			Async:      !durable,
+			OutageWait: wait,
 			Logf: func(format string, args ...any) {
 				fmt.Fprintf(os.Stderr, "sessfs: "+format+"\n", args...)
 			},
