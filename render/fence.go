@@ -193,7 +193,7 @@ func openFence(s string) string {
 			}
 			// Kinds 6 and 7 run to a blank line; 7 (any tag alone on
 			// its line) cannot interrupt a paragraph.
-			if htmlBlockTag(t) || blank && htmlTagLine.MatchString(t) {
+			if htmlBlockTag(t) || blank && htmlTagLine.MatchString(t) && !kind1Tag(t) {
 				htmlEnd = blankLine
 				continue
 			}
@@ -292,6 +292,23 @@ func htmlBlockTag(t string) bool {
 // else but spaces: an HTML block of kind 7 (CommonMark's attribute syntax,
 // simplified: no > inside a quoted value).
 var htmlTagLine = regexp.MustCompile(`^(<[A-Za-z][A-Za-z0-9-]*(\s+[A-Za-z_:][A-Za-z0-9_.:-]*(\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>` + "`" + `]+))?)*\s*/?>|</[A-Za-z][A-Za-z0-9-]*\s*>)[ \t]*$`)
+
+// kind1Tag reports whether a tag line names script, pre, style or
+// textarea, which CommonMark leaves out of kind 7: their opening tag
+// starts kind 1 (htmlBlock), and a closing one alone on its line starts
+// no HTML block at all, so a fence after it is a fence.
+func kind1Tag(t string) bool {
+	name := strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(t), "<"), "/")
+	end := strings.IndexFunc(name, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') })
+	if end >= 0 {
+		name = name[:end]
+	}
+	switch name {
+	case "script", "pre", "style", "textarea":
+		return true
+	}
+	return false
+}
 
 // htmlBlock reports what ends the HTML block a line (its indent removed)
 // starts, for CommonMark's kinds 1 to 5, which end only at that marker,
