@@ -54,11 +54,14 @@ func (st *Store) write(fn func(ctx context.Context) error) error {
 	return st.again(fn, pgconn.SafeToRetry)
 }
 
+// again runs fn until it succeeds, fails for a reason retry does not
+// take, or has run attempts times. One deadline bounds all the attempts:
+// Timeout is the most a caller waits, however many it takes.
 func (st *Store) again(fn func(ctx context.Context) error, retry func(error) bool) error {
+	ctx, cancel := st.ctx()
+	defer cancel()
 	for i := 1; ; i++ {
-		ctx, cancel := st.ctx()
 		err := fn(ctx)
-		cancel()
 		if err == nil {
 			return nil
 		}
@@ -68,21 +71,25 @@ func (st *Store) again(fn func(ctx context.Context) error, retry func(error) boo
 			// dials a new one rather than meet another dead one.
 			st.pool.Reset()
 		}
-		if i == attempts || !retry(err) {
+		if i == attempts || !retry(err) || ctx.Err() != nil {
 			return st.unreachable(err)
 		}
 	}
 }
 
-// unreachable is err, when it is the loss of the database, as
-// backing.ErrUnavailable: the socket's own error (ENOENT when the server
+// unreachable is err, when it is the loss of the database or its
+// silence for the whole Timeout (a network cut, a host gone), as
+// backing.ErrUnavailable: the cause (the socket's ENOENT when the server
 // is down) is kept in the message only, never for errors.Is, where it
 // would read as "no such session".
 func (st *Store) unreachable(err error) error {
-	if !lostConnection(err) {
-		return err
+	switch {
+	case lostConnection(err):
+		return backing.Sentencef(backing.ErrUnavailable, "the database cannot be reached: %v", err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return backing.Sentencef(backing.ErrUnavailable, "the database did not answer within %v: %v", st.opts.Timeout, err)
 	}
-	return backing.Sentencef(backing.ErrUnavailable, "the database cannot be reached: %v", err)
+	return err
 }
 
 // lostConnection reports whether err is the loss of the connection rather
