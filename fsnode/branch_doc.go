@@ -32,22 +32,18 @@ func (d branchDoc) current() ([]byte, time.Time, error) {
 	return doc, set, err
 }
 
-func (d branchDoc) read() ([]byte, error) {
-	doc, _, err := d.current()
+// read is the document indented, as an editor shows it best.
+func (d branchDoc) read() ([]byte, time.Time, error) {
+	doc, set, err := d.current()
 	if err != nil {
-		return nil, err
+		return nil, set, err
 	}
 	var b bytes.Buffer
 	if err := json.Indent(&b, doc, "", "  "); err != nil {
-		return nil, err
+		return nil, set, err
 	}
 	b.WriteByte('\n')
-	return b.Bytes(), nil
-}
-
-func (d branchDoc) modTime() (time.Time, error) {
-	_, t, err := d.current()
-	return t, err
+	return b.Bytes(), set, nil
 }
 
 func (d branchDoc) check(doc []byte) error { return backing.CheckDocument(doc) }

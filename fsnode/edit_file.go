@@ -16,10 +16,9 @@ import (
 // editDoc is a document of a session's that a person edits as a file:
 // meta.json (meta_doc.go), tasks.json and memory.json (branch_doc.go).
 type editDoc interface {
-	// read is the document as the file shows it.
-	read() ([]byte, error)
-	// modTime is when it last changed.
-	modTime() (time.Time, error)
+	// read is the document as the file shows it, and when it last
+	// changed (the file's mtime): one lookup for both, as a stat needs.
+	read() (doc []byte, mtime time.Time, err error)
 	// check is the store's check of a whole document, made when a write
 	// completes one and again before it is saved.
 	check(doc []byte) error
@@ -67,11 +66,7 @@ func (n *editFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Attr
 	if h, ok := fh.(*editHandle); ok {
 		return h.getattr(out)
 	}
-	doc, err := n.doc.read()
-	if err != nil {
-		return n.fsys.toErrno(err)
-	}
-	mtime, err := n.doc.modTime()
+	doc, mtime, err := n.doc.read()
 	if err != nil {
 		return n.fsys.toErrno(err)
 	}
@@ -91,7 +86,7 @@ func (n *editFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 			return nil, 0, errno
 		}
 	}
-	doc, err := n.doc.read()
+	doc, _, err := n.doc.read()
 	if err != nil {
 		return nil, 0, n.fsys.toErrno(err)
 	}
@@ -142,7 +137,7 @@ func (n *editFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 	if h, ok := fh.(*editHandle); ok {
 		return h.Read(ctx, dest, off)
 	}
-	doc, err := n.doc.read()
+	doc, _, err := n.doc.read()
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
@@ -171,7 +166,7 @@ func (n *editFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAt
 		}
 		// truncate(2) by path has no open file to buffer in; the only
 		// size it can set without breaking the document is its own.
-		doc, err := n.doc.read()
+		doc, _, err := n.doc.read()
 		if err != nil {
 			return n.fsys.toErrno(err)
 		}

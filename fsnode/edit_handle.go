@@ -110,7 +110,7 @@ func (h *editHandle) getattr(out *fuse.AttrOut) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var mtime time.Time
-	if t, err := h.node.doc.modTime(); err == nil {
+	if _, t, err := h.node.doc.read(); err == nil {
 		mtime = t
 	}
 	h.node.fsys.attr(&out.Attr, syscall.S_IFREG|h.mode, int64(len(h.buf.data)), mtime)
@@ -131,7 +131,7 @@ func (h *editHandle) Flush(ctx context.Context) syscall.Errno {
 		return h.node.fsys.toErrno(err)
 	}
 	// Later reads through this handle show what was stored.
-	if doc, err := h.node.doc.read(); err == nil {
+	if doc, _, err := h.node.doc.read(); err == nil {
 		h.buf.set(doc) // else (no room) they show what was written
 	}
 	return 0

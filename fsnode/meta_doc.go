@@ -15,18 +15,21 @@ type metaDoc struct{ s backing.Session }
 // shown as its bytes, so a person can see it and mend it: a valid
 // document saved over it replaces it (backing.EditMeta), as fsck --repair
 // would.
-func (d metaDoc) read() ([]byte, error) {
-	m, err := d.s.Meta()
-	if errors.Is(err, backing.ErrInvalid) {
-		return d.s.MetaBytes()
-	}
+func (d metaDoc) read() ([]byte, time.Time, error) {
+	mtime, err := d.s.MetaModTime()
 	if err != nil {
-		return nil, err
+		return nil, mtime, err
 	}
-	return backing.EncodeMeta(m)
+	m, err := d.s.Meta()
+	var doc []byte
+	switch {
+	case errors.Is(err, backing.ErrInvalid):
+		doc, err = d.s.MetaBytes()
+	case err == nil:
+		doc, err = backing.EncodeMeta(m)
+	}
+	return doc, mtime, err
 }
-
-func (d metaDoc) modTime() (time.Time, error) { return d.s.MetaModTime() }
 
 // check is the store's check of an edited meta.json (Session.CheckMeta).
 // (backing.EditMeta keeps the fields the store owns whatever the document

@@ -40,7 +40,7 @@ func TestMetaReadOpenUncharged(t *testing.T) {
 		t.Fatalf("open for reading with the budget spent: %v", errno)
 	}
 	h := fh.(*editHandle)
-	want, err := n.doc.read()
+	want, _, err := n.doc.read()
 	if err != nil {
 		t.Fatal(err)
 	}
