@@ -365,11 +365,7 @@ func (s *Session) autoTitle(line []byte, before int64) {
 		return
 	}
 	err := s.st.inTx(func(ctx context.Context, tx pgx.Tx, cs *changes) error {
-		_, raw, err := lockSession(ctx, tx, s.id, false)
-		if err != nil {
-			return err
-		}
-		m, err := backing.DecodeStoredMeta(raw)
+		m, err := lockMeta(ctx, tx, s.id, false)
 		if err != nil {
 			return err
 		}

@@ -99,13 +99,9 @@ func (st *Store) changeName(name string, step func(ctx context.Context, tx pgx.T
 		if err != nil {
 			return errNoRows(err, fmt.Sprintf("session %q", name))
 		}
-		_, raw, err := lockSession(ctx, tx, id, true)
+		m, err := lockMeta(ctx, tx, id, true)
 		if err != nil {
 			return err
-		}
-		m, err := backing.DecodeStoredMeta(raw)
-		if err != nil {
-			return fmt.Errorf("session %s: %w", id, err)
 		}
 		if err := step(ctx, tx, id, archived, &m); err != nil {
 			return err
@@ -186,13 +182,9 @@ func (st *Store) Restore(nameOrID, as string) (string, error) {
 		if err != nil {
 			return err
 		}
-		_, raw, err := lockSession(ctx, tx, id, true)
+		m, err := lockMeta(ctx, tx, id, true)
 		if err != nil {
 			return err
-		}
-		m, err := backing.DecodeStoredMeta(raw)
-		if err != nil {
-			return fmt.Errorf("session %s: %w", id, err)
 		}
 		if m.State != backing.StateTrashed {
 			return backing.Sentencef(backing.ErrNotFound, "no session %q in the trash", nameOrID)

@@ -79,6 +79,19 @@ func lockSession(ctx context.Context, tx pgx.Tx, id string, anyState bool) (stat
 	return state, meta, nil
 }
 
+// lockMeta is lockSession's meta, decoded.
+func lockMeta(ctx context.Context, tx pgx.Tx, id string, anyState bool) (backing.Meta, error) {
+	_, raw, err := lockSession(ctx, tx, id, anyState)
+	if err != nil {
+		return backing.Meta{}, err
+	}
+	m, err := backing.DecodeStoredMeta(raw)
+	if err != nil {
+		return m, fmt.Errorf("session %s: %w", id, err)
+	}
+	return m, nil
+}
+
 // isUnique reports whether err is a unique violation of constraint (any,
 // when constraint is "").
 func isUnique(err error, constraint string) bool {
