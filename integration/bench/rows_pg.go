@@ -198,16 +198,23 @@ func rowPGFork(c *config) []Row {
 		must(os.Mkdir(p, 0o755))
 		return ms(time.Since(t0))
 	}
-	// A fork is a millisecond: five a run, alternating, so that a moment
-	// of other work on the machine moves the median less.
-	var bv, tv []float64
+	return bigVsSmall(c, name, func() float64 { return fork("big") }, func() float64 { return fork("two") },
+		"sessfs column: 100k-message branch; native column: 2-message branch; %d forks each")
+}
+
+// bigVsSmall is a row of one step on a big branch (the sessfs column)
+// against the same step on a small one (the native column), which must
+// take at most 1.5× the time. A step is milliseconds: five a run,
+// alternating, so that a moment of other work on the machine moves the
+// median less. note takes the number of steps of each.
+func bigVsSmall(c *config, name string, big, small func() float64, note string) []Row {
+	var bv, sv []float64
 	for range 5 * c.runs {
-		bv = append(bv, fork("big"))
-		tv = append(tv, fork("two"))
+		bv = append(bv, big())
+		sv = append(sv, small())
 	}
-	r := Row{Row: name, Unit: "ms", Sessfs: stat(bv), Target: "≤ 1.5×",
-		Note: fmt.Sprintf("sessfs column: 100k-message branch; native column: 2-message branch; %d forks each", len(bv))}
-	n := stat(tv)
+	r := Row{Row: name, Unit: "ms", Sessfs: stat(bv), Target: "≤ 1.5×", Note: fmt.Sprintf(note, len(bv))}
+	n := stat(sv)
 	r.Native = &n
 	r.Ratio = r.Sessfs.Median / n.Median
 	r.setTarget(r.Ratio, 1.5, false)
@@ -322,17 +329,6 @@ func rowPGTail(c *config) []Row {
 		}
 		return ms(d)
 	}
-	// A few milliseconds each: five a run, alternating, as P3.
-	var bv, tv []float64
-	for range 5 * c.runs {
-		bv = append(bv, tail("big"))
-		tv = append(tv, tail("ten"))
-	}
-	r := Row{Row: name, Unit: "ms", Sessfs: stat(bv), Target: "≤ 1.5×",
-		Note: fmt.Sprintf("sessfs column: 100k-message branch; native column: 10-message branch; the tail program, exec included; %d tails each", len(bv))}
-	n := stat(tv)
-	r.Native = &n
-	r.Ratio = r.Sessfs.Median / n.Median
-	r.setTarget(r.Ratio, 1.5, false)
-	return []Row{r}
+	return bigVsSmall(c, name, func() float64 { return tail("big") }, func() float64 { return tail("ten") },
+		"sessfs column: 100k-message branch; native column: 10-message branch; the tail program, exec included; %d tails each")
 }
