@@ -11,12 +11,15 @@ package integration
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/sessfs/sessfs/backing/pgstore/pgtest"
@@ -40,13 +43,20 @@ var (
 
 func TestMain(m *testing.M) {
 	code := func() int {
+		clearDeadRuns()
 		var err error
-		mountRoot, err = os.MkdirTemp("", "sessfs-integration-")
+		mountRoot, err = os.MkdirTemp("", runPrefix)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
+		pidFile := filepath.Join(mountRoot, runPIDFile)
+		if err := os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 		defer os.Remove(mountRoot) // only if empty: never recurse into a mount
+		defer os.Remove(pidFile)
 		buildCLI()
 		// pgtest.Main stops the PostgreSQL server pgtest.URL started for
 		// the tests that mount a database (pg_*_test.go), if one did.
@@ -66,6 +76,43 @@ func TestMain(m *testing.M) {
 		return code
 	}()
 	os.Exit(code)
+}
+
+// runPrefix names each run's folder of mount points, in the temporary
+// folder; runPIDFile in it is the run's process id.
+const (
+	runPrefix  = "sessfs-integration-"
+	runPIDFile = "run.pid"
+)
+
+// clearDeadRuns clears what killed runs of these tests left: a run
+// killed before its cleanups (a timeout, kill -9) leaves its daemons'
+// mounts dead ("transport endpoint is not connected") until someone
+// unmounts them. A run's folder whose process is gone is cleared, its
+// dead mounts detached and its empty folders removed; a run still going
+// (another suite on this machine) is left alone, its mounts too.
+func clearDeadRuns() {
+	roots, _ := filepath.Glob(filepath.Join(os.TempDir(), runPrefix+"[0-9]*"))
+	for _, root := range roots {
+		if pid, err := os.ReadFile(filepath.Join(root, runPIDFile)); err == nil {
+			if n, err := strconv.Atoi(string(pid)); err == nil && syscall.Kill(n, 0) == nil {
+				continue // alive
+			}
+		}
+		for _, mnt := range mounttest.MountPoints() {
+			// Dead mounts only: a run of a version without run.pid may
+			// still be going.
+			if _, err := os.Stat(mnt); filepath.Dir(mnt) == root && errors.Is(err, syscall.ENOTCONN) {
+				mounttest.ForceUnmount(mnt)
+			}
+		}
+		os.Remove(filepath.Join(root, runPIDFile))
+		dirs, _ := filepath.Glob(filepath.Join(root, "*"))
+		for _, d := range dirs {
+			os.Remove(d) // empty mount points only: never recurse into a mount
+		}
+		os.Remove(root)
+	}
 }
 
 // buildCLI builds cmd/sessfs from the module this package belongs to.
