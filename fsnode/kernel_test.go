@@ -166,6 +166,11 @@ func (k *kernel) open(path string, flags uint32) (*handle, syscall.Errno) {
 	if errno != 0 {
 		return nil, errno
 	}
+	return k.openNode(id, flags)
+}
+
+// openNode opens node id as the kernel does a name it still maps to it.
+func (k *kernel) openNode(id uint64, flags uint32) (*handle, syscall.Errno) {
 	in := fuse.OpenIn{InHeader: k.header(id), Flags: flags}
 	var out fuse.OpenOut
 	if st := k.raw.Open(nil, &in, &out); st != fuse.OK {

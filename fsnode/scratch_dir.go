@@ -136,15 +136,21 @@ func (s *scratchSet) create(name string, newNode func() scratchNode) (scratchNod
 
 // remove takes name out of the set, and gives back what it held.
 func (s *scratchSet) remove(name string) bool {
+	n := s.take(name)
+	drop(n)
+	return n != nil
+}
+
+// take takes name out of the set and returns its node, nil if none.
+func (s *scratchSet) take(name string) scratchNode {
 	if s == nil {
-		return false
+		return nil
 	}
 	s.mu.Lock()
-	n, ok := s.nodes[name]
+	defer s.mu.Unlock()
+	n := s.nodes[name]
 	delete(s.nodes, name)
-	s.mu.Unlock()
-	drop(n)
-	return ok
+	return n
 }
 
 // move renames from to to, replacing what to held unless noReplace, and
@@ -271,10 +277,16 @@ func (n *sessionDir) Rename(ctx context.Context, name string, newParent fs.Inode
 		if !ok {
 			return syscall.EPERM
 		}
-		if err := n.editDoc(newName).save(file.content()); err != nil {
+		doc := n.editDoc(newName)
+		if err := doc.save(file.content()); err != nil {
 			return n.fsys.toErrno(err)
 		}
-		n.temps(false).remove(name)
+		n.temps(false).take(name)
+		if shown, _, err := doc.read(); err == nil {
+			file.settle(shown)
+		} else {
+			file.drop()
+		}
 		// The kernel now maps the name to the scratch inode; make it
 		// look the name up again. Not from inside this call: the kernel
 		// holds the folder's lock until the rename returns.

@@ -56,6 +56,20 @@ func (n *scratchFile) drop() {
 	n.buf.release()
 }
 
+// settle is drop for a file just renamed onto a document the store took
+// (meta.json, tasks.json, memory.json): until the kernel looks the name
+// up again, which the mount asks of it at once but which comes after the
+// rename returns, the name still leads to this file, so it reads as the
+// document the store now shows rather than as nothing. The document is
+// held uncharged: the store bounds it.
+func (n *scratchFile) settle(doc []byte) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.gone = true
+	n.buf.release()
+	n.buf.hold(doc)
+}
+
 // OnForget gives back what a file that left its folder took since (a
 // write through a descriptor still open): the kernel holds it no more.
 // One still in its folder keeps its bytes: a lookup finds it again.

@@ -138,7 +138,9 @@ func TestScratchRenameOntoMeta(t *testing.T) {
 	before, _ := s.MetaBytes()
 	_ = k.node("s/meta.json")
 
-	save := func(name, doc string) syscall.Errno {
+	// save makes a temporary holding doc and renames it onto meta.json;
+	// it returns the temporary's node and the rename's error.
+	save := func(name, doc string) (uint64, syscall.Errno) {
 		t.Helper()
 		h, errno := k.create("s/"+name, syscall.O_WRONLY|syscall.O_EXCL)
 		if errno != 0 {
@@ -150,9 +152,9 @@ func TestScratchRenameOntoMeta(t *testing.T) {
 		if errno := h.close(); errno != 0 {
 			t.Fatalf("close %s: %v", name, errno)
 		}
-		return k.rename("s/"+name, "s/meta.json", 0)
+		return h.node, k.rename("s/"+name, "s/meta.json", 0)
 	}
-	if errno := save("meta.json.tmp", `{"id":"other"}`); errno != syscall.EINVAL {
+	if _, errno := save("meta.json.tmp", `{"id":"other"}`); errno != syscall.EINVAL {
 		t.Errorf("rename of another id onto meta.json: %v, want EINVAL", errno)
 	}
 	if errno := k.rename("s/meta.json.tmp", "s/meta.json", 0); errno != syscall.EINVAL {
@@ -169,12 +171,24 @@ func TestScratchRenameOntoMeta(t *testing.T) {
 	}
 
 	doc := `{"id":"` + s.ID() + `","title":"saved by rename","tags":["r"]}`
-	if errno := save(".meta.json.12345", doc); errno != 0 {
+	renamed, errno := save(".meta.json.12345", doc)
+	if errno != 0 {
 		t.Fatalf("rename onto meta.json: %v", errno)
 	}
 	if m, _ := s.Meta(); m.Title != "saved by rename" {
 		t.Errorf("title %q after the rename", m.Title)
 	}
+	// Until the kernel looks meta.json up again it still maps the name to
+	// the temporary's node: that reads as the document now stored, not as
+	// nothing (a cat right after an editor's save).
+	h, errno := k.openNode(renamed, syscall.O_RDONLY)
+	if errno != 0 {
+		t.Fatalf("open of the renamed temporary's node: %v", errno)
+	}
+	if got, _ := h.read(0, 4096); !bytes.Equal(got, shownMetaBytes(t, s)) {
+		t.Errorf("the renamed temporary's node reads %q, want the stored meta.json", got)
+	}
+	h.close()
 	select {
 	case name := <-k.tell.entry:
 		if name != "meta.json" {
@@ -192,6 +206,16 @@ func TestScratchRenameOntoMeta(t *testing.T) {
 	if held := k.root.Held()["buffered"]; held != 0 {
 		t.Errorf("%d bytes held once the temporary is gone", held)
 	}
+}
+
+// shownMetaBytes is meta.json as the mount shows s's meta.
+func shownMetaBytes(t *testing.T, s backing.Session) []byte {
+	t.Helper()
+	doc, _, err := metaDoc{s}.read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
 
 // Among temporaries a rename moves one, replacing another unless
