@@ -47,7 +47,7 @@ WITH t AS (
 		mod_time = CASE WHEN added.n > 0 THEN $9 ELSE mod_time END
 	FROM added
 	WHERE session_id = $1 AND branch_id = $2 AND deleted_at IS NULL AND NOT trashed
-	RETURNING next_seq, inherited, added.n AS n
+	RETURNING next_seq, inherited, added.n AS n, branches.events, mod_time
 ), ins AS (
 	INSERT INTO messages (session_id, branch_id, seq, raw, raw_len, msg_id, kind, role, ts, tsv, spends)
 	SELECT $1, $2, b.next_seq - b.n + keep.k, keep.raw, octet_length(keep.raw), keep.msg_id, keep.kind,
@@ -58,7 +58,7 @@ WITH t AS (
 	SELECT $1, 1, $2, b.inherited + b.next_seq, $10, $9 FROM b WHERE b.n > 0
 	RETURNING revision
 )
-SELECT b.next_seq, b.inherited, b.n, (SELECT count(pg_notify('` + notifyChannel + `', revision::text)) FROM ch)
+SELECT b.next_seq, b.inherited, b.n, b.events, b.mod_time, (SELECT count(pg_notify('` + notifyChannel + `', revision::text)) FROM ch)
 FROM b`
 
 // appendNewSQL is appendSQL for a batch with no id of its writer's, so
@@ -69,7 +69,7 @@ const appendNewSQL = `
 WITH b AS (
 	UPDATE branches SET next_seq = next_seq + $6, events = events + $7, bytes = bytes + $8, mod_time = $9
 	WHERE session_id = $1 AND branch_id = $2 AND deleted_at IS NULL AND NOT trashed
-	RETURNING next_seq, inherited
+	RETURNING next_seq, inherited, events, mod_time
 ), ins AS (
 	INSERT INTO messages (session_id, branch_id, seq, raw, raw_len, msg_id, kind, role, ts, tsv, spends)
 	SELECT $1, $2, b.next_seq - $6 + t.ord - 1, t.raw, octet_length(t.raw), t.msg_id, t.kind,
@@ -81,7 +81,7 @@ WITH b AS (
 	SELECT $1, 1, $2, b.inherited + b.next_seq, $10, $9 FROM b
 	RETURNING revision
 )
-SELECT b.next_seq, b.inherited, $6::bigint, pg_notify('` + notifyChannel + `', ch.revision::text) IS NULL
+SELECT b.next_seq, b.inherited, $6::bigint, b.events, b.mod_time, pg_notify('` + notifyChannel + `', ch.revision::text) IS NULL
 FROM b, ch`
 
 // AppendID adds messages to a branch, all or none, in order, never
@@ -127,7 +127,8 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 		sql, args = appendSQL, []any{s.id, b.ID, f.raw, f.id, f.kind, f.given, ancIDs, ancN, t, s.st.origin,
 			f.role, f.ts, f.tsv, f.spends}
 	}
-	var next, inherited, n int64
+	var next, inherited, n, events int64
+	var mod time.Time
 	found, sent, byID := false, false, false
 	err := s.st.again(func(ctx context.Context) error {
 		if sent && !byID {
@@ -159,7 +160,7 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 		found = false
 		batch.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
 			var notified any
-			err := row.Scan(&next, &inherited, &n, &notified)
+			err := row.Scan(&next, &inherited, &n, &events, &mod, &notified)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return nil
 			}
@@ -187,7 +188,14 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 	// After a retry by id that stored nothing, the attempt whose answer
 	// was lost stored it all: this process's subscribers are told as
 	// for any append (the listener skips this process's changes).
-	s.st.publish(backing.Change{Kind: backing.Appended, Session: s.id, Branch: b.ID, Len: int(inherited + next)})
+	// What a view reads of the branch is known without asking: its row
+	// as the statement left it and, for messages stored as sent, their
+	// lengths and kinds.
+	s.grew(b.ID, next, events, mod)
+	if !anyGiven {
+		s.indexed(b.ID, next, &f)
+	}
+	s.st.notify(backing.Change{Kind: backing.Appended, Session: s.id, Branch: b.ID, Len: int(inherited + next)})
 	// The title: not after such a retry, whose before (next-n) would
 	// count this append's own prompt as an earlier one; a later prompt
 	// does not title the session either (a known gap, that rare).

@@ -134,7 +134,7 @@ type span struct {
 func (s *Session) branches() (branchSet, error) {
 	var set branchSet
 	err := s.st.read(func(ctx context.Context) (err error) {
-		set, err = s.loadBranches(ctx, s.st.pool)
+		set, err = s.cachedBranches(ctx)
 		return err
 	})
 	return set, err

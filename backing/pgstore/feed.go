@@ -108,10 +108,19 @@ func (f *feed) stop() {
 	}
 }
 
-// publish tells every subscriber of this process's changes. The caller
-// holds no lock of the store: a subscriber may read the store from its
-// function.
+// publish tells every subscriber of this process's changes, once what
+// the sessions kept of their rows is dropped. The caller holds no lock of
+// the store: a subscriber may read the store from its function.
 func (st *Store) publish(cs ...backing.Change) {
+	for _, c := range cs {
+		st.rowsChanged(c.Session)
+	}
+	st.notify(cs...)
+}
+
+// notify tells every subscriber of this process's changes, what is kept
+// of the rows already brought up to date.
+func (st *Store) notify(cs ...backing.Change) {
 	if len(cs) == 0 {
 		return
 	}
@@ -134,6 +143,7 @@ func (st *Store) publish(cs ...backing.Change) {
 // deliver tells the subscribers of another writer's change: a change of
 // names to all, one inside a session to those that follow it.
 func (st *Store) deliver(c backing.Change) {
+	st.rowsChanged(c.Session)
 	f := &st.feed
 	f.mu.Lock()
 	var subs []*subscription

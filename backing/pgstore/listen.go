@@ -60,6 +60,8 @@ func (l *listener) start() {
 
 func (l *listener) run() {
 	defer close(l.done)
+	// Rows are kept only while this listener is caught up (rowcache.go).
+	defer l.st.cacheLive(false)
 	base, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -117,14 +119,20 @@ func (l *listener) run() {
 			}
 			if err != nil && (!errors.Is(err, context.DeadlineExceeded) || conn.IsClosed()) {
 				l.st.logf("change feed: %v (reconnecting)", err)
+				l.st.cacheLive(false)
 				conn.Close(base)
 				conn = nil
 				continue
 			}
 		}
 		// After a connect too: what happened while nobody listened.
-		if err := l.catchUp(base); err != nil && base.Err() == nil {
-			l.st.logf("change feed: %v", err)
+		if err := l.catchUp(base); err != nil {
+			l.st.cacheLive(false)
+			if base.Err() == nil {
+				l.st.logf("change feed: %v", err)
+			}
+		} else {
+			l.st.cacheLive(true)
 		}
 	}
 }

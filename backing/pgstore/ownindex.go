@@ -102,3 +102,18 @@ func (x *ownIndex) fill(ctx context.Context, q querier, session, branch string, 
 	}
 	return nil
 }
+
+// indexed adds the messages of this process's append, stored as sent
+// (f), ending at the branch's next own message: when the index had every
+// message before them, a view after the append reads nothing.
+func (s *Session) indexed(branch string, next int64, f *fields) {
+	x := s.ownIndex(branch)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if int64(len(x.lens)) != next-int64(len(f.raw)) {
+		return // appends finishing out of order, or an index not built: fill reads them
+	}
+	for i, raw := range f.raw {
+		x.push(int32(len(raw)), kindOf(f.kind[i]))
+	}
+}

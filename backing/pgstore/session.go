@@ -25,6 +25,7 @@ type Session struct {
 	own   map[string]*ownIndex // by branch id: counts, lengths and kinds
 	fixed map[string]branchRow // by branch id: what never changes of a branch
 	main  string               // the default branch's id, once known
+	rows  rowCache             // branch rows and state, while the listener is caught up
 
 	titled atomic.Bool // the session has had a title (see autoTitle)
 }
@@ -47,8 +48,9 @@ func (s *Session) ID() string { return s.id }
 // Trashed reports whether the session is in the trash, and so read-only.
 func (s *Session) Trashed() bool {
 	var state string
-	err := s.st.read(func(ctx context.Context) error {
-		return s.st.pool.QueryRow(ctx, `SELECT state FROM sessions WHERE session_id = $1`, s.id).Scan(&state)
+	err := s.st.read(func(ctx context.Context) (err error) {
+		state, err = s.cachedState(ctx)
+		return err
 	})
 	return err == nil && state == backing.StateTrashed
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -33,6 +34,11 @@ type Options struct {
 	// fails at once. A mount waits (its readers, tail -f among them,
 	// cannot try again); a command fails at once and says why.
 	OutageWait time.Duration
+	// KeepRows keeps sessions' branch rows and states between calls,
+	// while the change feed is caught up (rowcache.go): the change feed
+	// then listens from Open to Close, on a connection of its own. For a
+	// daemon, whose every lookup and open would otherwise ask for them.
+	KeepRows bool
 	// Logf reports what a user should hear of and no call returns (the
 	// change feed's connection lost and found again); nil is silence.
 	Logf func(format string, args ...any)
@@ -53,6 +59,11 @@ type Store struct {
 	sessions map[string]*Session // by id: one handle per session, sharing its indexes
 
 	feed feed // the change feed (feed.go)
+
+	// Whether sessions may keep their rows, and the epoch that drops
+	// them all at once (rowcache.go).
+	cacheOn    atomic.Bool
+	cacheEpoch atomic.Uint64
 }
 
 // The PostgreSQL engine implements the contract whole, and search, fsck
@@ -105,8 +116,12 @@ func Open(dsn string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store %s: %w", redact(dsn), err)
 	}
-	return &Store{pool: pool, loc: redact(dsn), opts: opts, origin: uuid.NewString(),
-		sessions: map[string]*Session{}}, nil
+	st := &Store{pool: pool, loc: redact(dsn), opts: opts, origin: uuid.NewString(),
+		sessions: map[string]*Session{}}
+	if opts.KeepRows {
+		st.Subscribe(func(backing.Change) {}) // the listener, until Close
+	}
+	return st, nil
 }
 
 // Close stops the change feed and closes the connections. The Store must

@@ -34,7 +34,7 @@ func (s *Session) ViewID(id string) (backing.View, error) {
 	}
 	var v *View
 	err := s.st.read(func(ctx context.Context) error {
-		set, err := s.loadBranches(ctx, s.st.pool)
+		set, err := s.cachedBranches(ctx)
 		if err != nil {
 			return err
 		}

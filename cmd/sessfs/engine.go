@@ -40,7 +40,8 @@ func defaultStore() (string, error) { return filestore.DefaultRoot() }
 // database, before the server flushed its log); a
 // daemon (a mount) keeps the search index up to date as it goes, so that
 // searches through it answer at once, and its reads wait out a restart of
-// a database (up to pgstore.DefaultTimeout) where a command's fail at once. What the store reports on its own
+// a database (up to pgstore.DefaultTimeout) where a command's fail at once,
+// and it keeps a database's rows between calls. What the store reports on its own
 // (an index rebuilt) goes to stderr, a line each; a command shows a
 // build of the index it waits for as progress on a terminal.
 func openStore(location string, durable, daemon bool) (backing.Store, error) {
@@ -52,6 +53,7 @@ func openStore(location string, durable, daemon bool) (backing.Store, error) {
 		return pgstore.Open(location, pgstore.Options{
 			Async:      !durable,
 			OutageWait: wait,
+			KeepRows:   daemon,
 			Logf: func(format string, args ...any) {
 				fmt.Fprintf(os.Stderr, "sessfs: "+format+"\n", args...)
 			},

@@ -62,7 +62,8 @@ func pgDatabase() string {
 // openPG opens the store in the database at url, durable, as `sessfs
 // mount --store postgres://…` does.
 func openPG(url string) *pgstore.Store {
-	return must1(pgstore.Open(url, pgstore.Options{}))
+	// As `sessfs mount` opens it.
+	return must1(pgstore.Open(url, pgstore.Options{OutageWait: pgstore.DefaultTimeout, KeepRows: true}))
 }
 
 // plainConn connects to the database at url for the native side of a
