@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -56,9 +57,9 @@ WITH t AS (
 ), ch AS (
 	INSERT INTO changes (session_id, kind, branch_id, len, origin, at)
 	SELECT $1, 1, $2, b.inherited + b.next_seq, $10, $9 FROM b WHERE b.n > 0
-	RETURNING revision
+	RETURNING revision, origin
 )
-SELECT b.next_seq, b.inherited, b.n, b.events, b.mod_time, (SELECT count(pg_notify('` + notifyChannel + `', revision::text)) FROM ch)
+SELECT b.next_seq, b.inherited, b.n, b.events, b.mod_time, (SELECT count(pg_notify('` + notifyChannel + `', `+notifyPayload+`)) FROM ch)
 FROM b`
 
 // appendNewSQL is appendSQL for a batch with no id of its writer's, so
@@ -79,18 +80,20 @@ WITH b AS (
 ), ch AS (
 	INSERT INTO changes (session_id, kind, branch_id, len, origin, at)
 	SELECT $1, 1, $2, b.inherited + b.next_seq, $10, $9 FROM b
-	RETURNING revision
+	RETURNING revision, origin
 )
-SELECT b.next_seq, b.inherited, $6::bigint, b.events, b.mod_time, pg_notify('` + notifyChannel + `', ch.revision::text) IS NULL
+SELECT b.next_seq, b.inherited, $6::bigint, b.events, b.mod_time, pg_notify('` + notifyChannel + `', `+notifyPayload+`) IS NULL
 FROM b, ch`
 
 // AppendID adds messages to a branch, all or none, in order, never
 // interleaved with another append; durable when it returns nil. A message
 // whose own id the branch already has is acknowledged and not stored
-// again. An append with no id of its writer's is one statement; one with
-// such ids first locks the branch's row in the same round trip, so that
-// the check for retries sees every append ordered before it. An append
-// whose connection is lost runs again as such a retry, on another.
+// again. The appends this process makes to a branch at once are committed
+// together (group.go), one statement each time: with no id of a writer's,
+// only that; with such ids, the branch's row is locked first in the same
+// round trip, so that the check for retries sees every append ordered
+// before it. A statement whose connection is lost runs again as such a
+// retry, on another.
 func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 	if len(msgs) == 0 {
 		return nil
@@ -99,28 +102,54 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 		return fmt.Errorf("branch id %q: %w", branchID, backing.ErrNotFound)
 	}
 	t := now()
-	var f fields
-	anyGiven, prompt := false, -1
+	r := &appendReq{prompt: -1, wake: make(chan bool, 1)}
 	for i, raw := range msgs {
 		line, id, g, err := backing.Prepare(raw, t, s.st.opts.MaxMessage)
 		if err != nil {
 			return &backing.MessageError{N: i, Err: err}
 		}
-		k := f.add(line, id, g)
-		anyGiven = anyGiven || g
-		if k.Prompt && prompt < 0 {
-			prompt = i
+		if k := r.f.add(line, id, g); k.Prompt && r.prompt < 0 {
+			r.prompt = i
 		}
 	}
 	var b branchRow
-	var ancIDs []string
-	var ancN []int64
 	if err := s.st.readNow(func(ctx context.Context) (err error) {
-		b, ancIDs, ancN, err = s.appendTarget(ctx, branchID, anyGiven)
+		b, err = s.fixedBranch(ctx, branchID)
 		return err
 	}); err != nil {
 		return err
 	}
+	return s.group(b.ID).do(r, func(batch []*appendReq) {
+		var f fields
+		var prompt []byte // the first prompt of the batch
+		for _, r := range batch {
+			if r.prompt >= 0 && prompt == nil {
+				prompt = r.f.raw[r.prompt]
+			}
+			f.join(&r.f)
+		}
+		err := s.commit(b, &f, prompt)
+		for _, r := range batch {
+			r.err = err
+		}
+	})
+}
+
+// commit appends the messages f to branch b in one statement, and tells
+// what changed; prompt is the first prompt among them, nil none.
+func (s *Session) commit(b branchRow, f *fields, prompt []byte) error {
+	anyGiven := slices.Contains(f.given, true)
+	var ancIDs []string
+	var ancN []int64
+	if anyGiven {
+		if err := s.st.readNow(func(ctx context.Context) (err error) {
+			ancIDs, ancN, err = s.ancestry(ctx, b)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	t := now()
 	sql, args := appendNewSQL, []any{s.id, b.ID, f.raw, f.id, f.kind, int64(len(f.raw)), f.events, f.bytes,
 		t, s.st.origin, f.role, f.ts, f.tsv, f.spends}
 	if anyGiven {
@@ -145,7 +174,7 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 			if !anyGiven {
 				anyGiven = true
 				var err error
-				if b, ancIDs, ancN, err = s.appendTarget(ctx, branchID, true); err != nil {
+				if ancIDs, ancN, err = s.ancestry(ctx, b); err != nil {
 					return err
 				}
 			}
@@ -185,22 +214,22 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 	if n == 0 && !byID {
 		return nil // every message was a retry of its writer's
 	}
-	// After a retry by id that stored nothing, the attempt whose answer
-	// was lost stored it all: this process's subscribers are told as
-	// for any append (the listener skips this process's changes).
 	// What a view reads of the branch is known without asking: its row
 	// as the statement left it and, for messages stored as sent, their
 	// lengths and kinds.
 	s.grew(b.ID, next, events, mod)
 	if !anyGiven {
-		s.indexed(b.ID, next, &f)
+		s.indexed(b.ID, next, f)
 	}
+	// After a retry by id that stored nothing, the attempt whose answer
+	// was lost stored it all: this process's subscribers are told as
+	// for any append (the listener skips this process's changes).
 	s.st.notify(backing.Change{Kind: backing.Appended, Session: s.id, Branch: b.ID, Len: int(inherited + next)})
 	// The title: not after such a retry, whose before (next-n) would
 	// count this append's own prompt as an earlier one; a later prompt
 	// does not title the session either (a known gap, that rare).
-	if n > 0 && prompt >= 0 && b.Parent == "" && !s.titled.Load() {
-		s.autoTitle(f.raw[prompt], next-n)
+	if n > 0 && prompt != nil && b.Parent == "" && !s.titled.Load() {
+		s.autoTitle(prompt, next-n)
 	}
 	return nil
 }
@@ -216,6 +245,13 @@ type fields struct {
 	ts            []*time.Time
 	tsv           []*string
 	events, bytes int64 // of them all
+}
+
+// join adds o's messages after f's.
+func (f *fields) join(o *fields) {
+	f.raw, f.id, f.kind, f.given = append(f.raw, o.raw...), append(f.id, o.id...), append(f.kind, o.kind...), append(f.given, o.given...)
+	f.role, f.ts, f.tsv, f.spends = append(f.role, o.role...), append(f.ts, o.ts...), append(f.tsv, o.tsv...), append(f.spends, o.spends...)
+	f.events, f.bytes = f.events+o.events, f.bytes+o.bytes
 }
 
 // add derives the columns of line, a prepared message with its own id
@@ -245,17 +281,12 @@ func (f *fields) add(line []byte, id string, given bool) backing.Kind {
 	return k
 }
 
-// appendTarget is the branch an append to id goes to, and, when the
-// append has ids of its writer's, the ancestry its retries are looked for
-// in: each branch and how many of its own messages count (all of the
-// branch's own, as of the lock the append takes).
-func (s *Session) appendTarget(ctx context.Context, id string, retries bool) (b branchRow, ids []string, ns []int64, err error) {
-	if b, err = s.fixedBranch(ctx, id); err != nil || !retries {
-		return b, nil, nil, err
-	}
+// ancestry is what the check for retries reads of branch b: its own
+// messages and those of each ancestor up to its fork point.
+func (s *Session) ancestry(ctx context.Context, b branchRow) (ids []string, ns []int64, err error) {
 	chain, err := s.fixedChain(ctx, b)
 	if err != nil {
-		return b, nil, nil, err
+		return nil, nil, err
 	}
 	for i, sp := range chain {
 		n := sp.n
@@ -264,7 +295,7 @@ func (s *Session) appendTarget(ctx context.Context, id string, retries bool) (b 
 		}
 		ids, ns = append(ids, sp.id), append(ns, n)
 	}
-	return b, ids, ns, nil
+	return ids, ns, nil
 }
 
 // fixedBranch is branch id ("" the default) as the handle remembers it,
@@ -344,9 +375,9 @@ func (s *Session) Backdate(branchID string, t time.Time) error {
 				RETURNING inherited + next_seq AS n
 			), ch AS (
 				INSERT INTO changes (session_id, kind, branch_id, len, origin, at)
-				SELECT $1, 1, $2, b.n, $4, $5 FROM b RETURNING revision
+				SELECT $1, 1, $2, b.n, $4, $5 FROM b RETURNING revision, origin
 			)
-			SELECT b.n, (SELECT count(pg_notify('`+notifyChannel+`', revision::text)) FROM ch) FROM b`,
+			SELECT b.n, (SELECT count(pg_notify('`+notifyChannel+`', `+notifyPayload+`)) FROM ch) FROM b`,
 			s.id, b.ID, t, s.st.origin, now()).Scan(&n, &notified)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return s.whyNot(ctx, b.ID) // or t is not earlier: nothing to do

@@ -21,11 +21,12 @@ type Session struct {
 	st *Store
 	id string
 
-	mu    sync.Mutex
-	own   map[string]*ownIndex // by branch id: counts, lengths and kinds
-	fixed map[string]branchRow // by branch id: what never changes of a branch
-	main  string               // the default branch's id, once known
-	rows  rowCache             // branch rows and state, while the listener is caught up
+	mu     sync.Mutex
+	own    map[string]*ownIndex    // by branch id: counts, lengths and kinds
+	groups map[string]*appendGroup // by branch id: appends waiting to commit (group.go)
+	fixed  map[string]branchRow    // by branch id: what never changes of a branch
+	main   string                  // the default branch's id, once known
+	rows   rowCache                // branch rows and state, while the listener is caught up
 
 	titled atomic.Bool // the session has had a title (see autoTitle)
 }
@@ -37,7 +38,7 @@ func (st *Store) handle(id string) *Session {
 	if s := st.sessions[id]; s != nil {
 		return s
 	}
-	s := &Session{st: st, id: id, own: map[string]*ownIndex{}, fixed: map[string]branchRow{}}
+	s := &Session{st: st, id: id, own: map[string]*ownIndex{}, groups: map[string]*appendGroup{}, fixed: map[string]branchRow{}}
 	st.sessions[id] = s
 	return s
 }
