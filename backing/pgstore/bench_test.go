@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/pgstore"
 	"github.com/sessfs/sessfs/backing/pgstore/pgtest"
 )
 
@@ -60,6 +61,22 @@ func BenchmarkPlainInsert(b *testing.B) {
 	for b.Loop() {
 		n++
 		if _, err := st.Pool().Exec(ctx, `INSERT INTO plain VALUES ($1, $2)`, n, benchMsg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppendListening is BenchmarkAppend in a store that keeps rows,
+// as a mount opens it: its listener hears every append's notification.
+func BenchmarkAppendListening(b *testing.B) {
+	st := openWith(b, pgtest.URL(b), pgstore.Options{KeepRows: true})
+	s, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if err := s.AppendID("", [][]byte{benchMsg}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -13,9 +13,14 @@ import (
 // wakes on a NOTIFY, or every pollInterval should one be lost, and reads
 // the rows past the last revision it saw.
 
-// notifyChannel is the channel every change is notified on; the payload
-// (the revision) is a hint, never needed.
+// notifyChannel is the channel every change is notified on. The payload,
+// "<revision> <origin>", is a hint, never needed: a listener that sees the
+// next revision is its own process's change has nothing to read.
 const notifyChannel = "sessfs_changes"
+
+// notifyPayload is the payload's SQL, over a change row's revision and
+// origin.
+const notifyPayload = `revision::text || ' ' || origin::text`
 
 // feed is a store's subscribers and what they follow.
 type feed struct {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -112,7 +114,7 @@ func (l *listener) run() {
 			conn, backoff, failing = c, 100*time.Millisecond, false
 		} else {
 			ctx, cancelWait := context.WithTimeout(base, pollInterval)
-			_, err := conn.WaitForNotification(ctx)
+			n, err := conn.WaitForNotification(ctx)
 			cancelWait()
 			if base.Err() != nil {
 				return
@@ -122,6 +124,9 @@ func (l *listener) run() {
 				l.st.cacheLive(false)
 				conn.Close(base)
 				conn = nil
+				continue
+			}
+			if err == nil && l.ownNext(n.Payload) {
 				continue
 			}
 		}
@@ -135,6 +140,24 @@ func (l *listener) run() {
 			l.st.cacheLive(true)
 		}
 	}
+}
+
+// ownNext reports whether a notification's payload is this process's
+// change at the next revision, with none skipped before: it was told when
+// made, so the revision is taken as read, with no query. A mount's every
+// append notifies its own listener; reading the change back for nothing
+// took a query on another connection, each time.
+func (l *listener) ownNext(payload string) bool {
+	rev, origin, ok := strings.Cut(payload, " ")
+	if !ok || origin != l.st.origin || len(l.gaps) > 0 || l.last < 0 {
+		return false
+	}
+	r, err := strconv.ParseInt(rev, 10, 64)
+	if err != nil || r != l.last+1 {
+		return false
+	}
+	l.last = r
+	return true
 }
 
 // connect opens the listener's connection and listens.

@@ -75,3 +75,29 @@ func TestFeedResync(t *testing.T) {
 		t.Error("the prune took the last change of a name")
 	}
 }
+
+// TestListenerOwnNext: a notification of this process's change at the
+// next revision is taken as read; any other is read from the table.
+func TestListenerOwnNext(t *testing.T) {
+	st := &Store{origin: "0190a1b2-0000-7000-8000-000000000001"}
+	l := &listener{st: st, last: 5, gaps: map[int64]time.Time{}}
+	for _, c := range []struct {
+		payload string
+		want    bool
+		last    int64
+	}{
+		{"6 " + st.origin, true, 6},
+		{"8 " + st.origin, false, 6},                         // a revision skipped: read
+		{"7 0190a1b2-0000-7000-8000-000000000002", false, 6}, // another writer's
+		{"7", false, 6},                                      // a payload of an older sessfs
+		{"x " + st.origin, false, 6},
+	} {
+		if got := l.ownNext(c.payload); got != c.want || l.last != c.last {
+			t.Errorf("ownNext(%q) = %v, last %d; want %v, last %d", c.payload, got, l.last, c.want, c.last)
+		}
+	}
+	l.gaps[3] = time.Now()
+	if l.ownNext("7 " + st.origin) {
+		t.Error("taken as read with a revision still looked for")
+	}
+}

@@ -50,8 +50,8 @@ func (st *Store) record(ctx context.Context, q querier, cs *changes, c backing.C
 	}
 	_, err := q.Exec(ctx, `WITH c AS (
 		INSERT INTO changes (session_id, kind, branch_id, len, origin, at)
-		VALUES ($1, $2, $3, $4, $5, $6) RETURNING revision)
-		SELECT pg_notify('`+notifyChannel+`', revision::text) FROM c`,
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING revision, origin)
+		SELECT pg_notify('`+notifyChannel+`', `+notifyPayload+`) FROM c`,
 		c.Session, int16(c.Kind), branch, n, st.origin, now())
 	if err == nil {
 		*cs = append(*cs, c)
