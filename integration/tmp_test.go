@@ -95,11 +95,19 @@ func TestTmpEphemeral(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The command line makes one through the mount.
+	if got := strings.TrimSpace(cli(t, storeDir, "new", "--ephemeral", "--title", "From the CLI", "e")); got != filepath.Join(mnt, "tmp", "e") {
+		t.Errorf("new --ephemeral printed %q", got)
+	}
+	if m, err := backing.DecodeMeta([]byte(cat(t, filepath.Join(mnt, "tmp", "e", "meta.json")))); err != nil || m.Title != "From the CLI" {
+		t.Errorf("tmp/e/meta.json: %+v, %v", m, err)
+	}
+
 	// Nothing of it in the store's folder.
 	if after := storeFiles(t, storeDir); !slices.Equal(after, before) {
 		t.Errorf("the store's folder changed with tmp/ alone:\n%s\nwas\n%s", strings.Join(after, "\n"), strings.Join(before, "\n"))
 	}
-	for _, needle := range []string{meta.ID, "hello-ephemeral", "a-new-way"} {
+	for _, needle := range []string{meta.ID, "hello-ephemeral", "a-new-way", "From the CLI"} {
 		if r := runCmd(t, "", "grep", "-rlF", needle, storeDir); r.code != 1 {
 			t.Errorf("grep -r %q in the store: %v", needle, r)
 		}
@@ -113,8 +121,8 @@ func TestTmpEphemeral(t *testing.T) {
 	wantErrno(t, "EEXIST", "mv tmp/r onto a name the store has", `os.rename(A[0], A[1])`, r, filepath.Join(mnt, real))
 	wantErrno(t, "EPERM", "mv of a kept session into tmp/", `os.rename(A[0], A[1])`, filepath.Join(mnt, real), filepath.Join(mnt, "tmp", "back"))
 	run(t, "mv", r, filepath.Join(mnt, "kept"))
-	if got := ls(t, filepath.Join(mnt, "tmp")); !slices.Equal(got, []string{"x"}) {
-		t.Errorf("ls tmp after mv = %q, want [x]", got)
+	if got := ls(t, filepath.Join(mnt, "tmp")); !slices.Equal(got, []string{"e", "x"}) {
+		t.Errorf("ls tmp after mv = %q, want [e x]", got)
 	}
 	kept := filepath.Join(mnt, "kept")
 	got := branchMessages(t, kept)
