@@ -193,3 +193,12 @@ type Sweeper interface {
 	// those in the trash for PurgeAfter, as of t.
 	Sweep(cfg SweepConfig, t time.Time, dryRun bool) (SweepReport, error)
 }
+
+// Remover is an engine that deletes a session for good, at once, with no
+// trash to restore it from: a store in memory (backing/memstore), whose
+// sessions a mount's tmp/ shows, drops one moved into the real store or
+// removed with rmdir.
+type Remover interface {
+	// Remove deletes session id, wherever it is (ErrNotFound if none).
+	Remove(id string) error
+}

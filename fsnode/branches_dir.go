@@ -45,13 +45,13 @@ func (n *branchesDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno)
 	n.fsys.reportBadBranches(n.s)
 	out := make([]fuse.DirEntry, len(list))
 	for i, b := range list {
-		out[i] = fuse.DirEntry{Name: b.Name, Mode: syscall.S_IFDIR, Ino: ino(kindBranch, n.s.ID(), b.ID)}
+		out[i] = fuse.DirEntry{Name: b.Name, Mode: syscall.S_IFDIR, Ino: ino(kindBranch, n.fsys.inoID(n.s.ID()), b.ID)}
 	}
 	return fs.NewListDirStream(out), 0
 }
 
 func (n *branchesDir) node(ctx context.Context, b backing.Branch, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	in := child(ctx, &n.Inode, b.Name, &branchDir{base: base{fsys: n.fsys}, ref: branchRef{s: n.s, id: b.ID}}, syscall.S_IFDIR, ino(kindBranch, n.s.ID(), b.ID))
+	in := child(ctx, &n.Inode, b.Name, &branchDir{base: base{fsys: n.fsys}, ref: branchRef{s: n.s, id: b.ID}}, syscall.S_IFDIR, ino(kindBranch, n.fsys.inoID(n.s.ID()), b.ID))
 	return in, lookupAttr(ctx, in, out)
 }
 

@@ -16,7 +16,8 @@
 // One node type a file: root.go, session_dir.go, branches_dir.go,
 // branch_dir.go, turns_dir.go, turn_dir.go, fork_dir.go, rendered_file.go,
 // append_file.go, meta_file.go, info_file.go, usage_file.go (usage.json
-// of a session, a branch and a turn), archive_dir.go, trash_dir.go,
+// of a session, a branch and a turn), archive_dir.go, trash_dir.go, tmp_dir.go
+// (the ephemeral sessions, of a second store, Options.Tmp),
 // scratch_file.go and scratch_link.go (editors' temporaries in a session
 // folder, whose one rule is in scratch_dir.go), and the views of many
 // sessions: recent_dir.go, group_dir.go (by-project/ and by-tag/) and

@@ -27,6 +27,11 @@ type Options struct {
 	// edits, editors' temporaries); a write past it fails with ENOSPC. 0:
 	// DefaultMaxBuffered.
 	MaxBuffered int64
+	// Tmp keeps the ephemeral sessions of MOUNT/tmp/: a store in the
+	// mount's memory (backing/memstore) that must also be a
+	// backing.Remover, so that rmdir and a move into the store drop a
+	// session. nil: no tmp/.
+	Tmp backing.Store
 }
 
 // FS is what every node of one mount shares: the store, the options and the
@@ -36,6 +41,10 @@ type FS struct {
 	opts Options
 	uid  uint32
 	gid  uint32
+	// space names whose sessions this FS shows, for their inode numbers
+	// (FS.inoID): "" for the store's, tmpName for tmp/'s.
+	space string
+	tmp   *FS // the FS of tmp/'s sessions (Options.Tmp); nil without
 
 	appendGen  atomic.Uint64 // the generation of the last append node: see branchFile
 	scratchSeq atomic.Uint64 // the number of the last editor's temporary: see scratchIno
@@ -61,9 +70,20 @@ func New(st backing.Store, opts Options) *Root {
 	if opts.MaxBuffered <= 0 {
 		opts.MaxBuffered = DefaultMaxBuffered
 	}
-	f := &FS{st: st, opts: opts, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()), budget: &budget{max: opts.MaxBuffered},
-		sizes: map[sizeKey]*sizeCache{}, live: map[string]map[*renderedFile]struct{}{}, liveSessions: map[string]int{}, opened: map[string]int{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
+	f := newFS(st, opts, "", &budget{max: opts.MaxBuffered})
+	if opts.Tmp != nil {
+		// Its own caches and change feed, the mount's budget: what open
+		// files hold is bounded for the whole mount.
+		f.tmp = newFS(opts.Tmp, opts, tmpName, f.budget)
+	}
 	return &Root{base: base{fsys: f}}
+}
+
+// newFS is the state the nodes of the sessions of st share, in space
+// (see FS.space).
+func newFS(st backing.Store, opts Options, space string, b *budget) *FS {
+	return &FS{st: st, opts: opts, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()), space: space, budget: b,
+		sizes: map[sizeKey]*sizeCache{}, live: map[string]map[*renderedFile]struct{}{}, liveSessions: map[string]int{}, opened: map[string]int{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
 }
 
 // Timeouts. The mount's defaults are zero, no caching, and each node says

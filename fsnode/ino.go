@@ -43,7 +43,22 @@ const (
 	kindBranchTree  // branches.txt of a session
 	kindTasks       // tasks.json of a branch (the session's: its default branch)
 	kindMemory      // memory.json of a branch (the session's: its default branch)
+	kindTmp         // tmp/, the ephemeral sessions (its sessions' numbers: FS.inoID)
 )
+
+// inoID is what the inode numbers of session id's nodes hash: the id for
+// the store's sessions, and the id in f's space for tmp/'s. A session
+// moved from tmp/ into the store keeps its id, and must not keep the
+// numbers of its tmp/ self: go-fuse takes a node of a number it knows for
+// the same file, and would serve the store's session from the memory's.
+// Below a branch's folder the branch id tells them apart already: a copy
+// into the store makes new branches.
+func (f *FS) inoID(id string) string {
+	if f.space == "" {
+		return id
+	}
+	return f.space + "/" + id
+}
 
 // ino hashes a kind and ids into an inode number below 2^63; 0 and 1 (the
 // root) are never returned. go-fuse numbers the nodes given no number of

@@ -13,7 +13,8 @@ import (
 )
 
 // Root is MOUNT/: one folder a session, and the views beside them
-// (archive/, trash/, recent/, by-project/, by-tag/), whose names no
+// (archive/, trash/, recent/, by-project/, by-tag/, search/, and tmp/ of
+// the ephemeral sessions), whose names no
 // session can take (backing.ReservedNames). mkdir creates a session, mv
 // renames one (or archives it, moved into archive/), rmdir moves it to
 // the trash. The views are folders like any other to these: mkdir of one
@@ -41,6 +42,7 @@ const (
 	byProjectName = "by-project"
 	byTagName     = "by-tag"
 	searchName    = "search" // when the store keeps an index (backing.Finder)
+	tmpName       = "tmp"    // when the mount keeps ephemeral sessions (Options.Tmp)
 )
 
 // views are the root's folders that are not sessions, in the order a
@@ -54,7 +56,7 @@ var views = []fuse.DirEntry{
 }
 
 func isView(name string) bool {
-	return name == searchName || slices.ContainsFunc(views, func(e fuse.DirEntry) bool { return e.Name == name })
+	return name == searchName || name == tmpName || slices.ContainsFunc(views, func(e fuse.DirEntry) bool { return e.Name == name })
 }
 
 func (r *Root) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
@@ -78,6 +80,9 @@ func (r *Root) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	if _, ok := r.fsys.st.(backing.Finder); ok {
 		out = append(out, entry(searchName, syscall.S_IFDIR, ino(kindSearch)))
 	}
+	if r.fsys.tmp != nil {
+		out = append(out, entry(tmpName, syscall.S_IFDIR, ino(kindTmp)))
+	}
 	return fs.NewListDirStream(append(out, r.fsys.sessionEntries(names, backing.StateActive)...)), 0
 }
 
@@ -100,6 +105,11 @@ func (r *Root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 			return nil, syscall.ENOENT
 		}
 		in = child(ctx, &r.Inode, name, &searchDir{base: base{fsys: r.fsys}, finder: f}, syscall.S_IFDIR, ino(kindSearch))
+	case tmpName:
+		if r.fsys.tmp == nil {
+			return nil, syscall.ENOENT
+		}
+		in = child(ctx, &r.Inode, name, &tmpDir{base: base{fsys: r.fsys.tmp}, main: r.fsys}, syscall.S_IFDIR, ino(kindTmp))
 	default:
 		if backing.ReservedNames[name] { // not a view yet, and never a session
 			return nil, syscall.ENOENT
@@ -171,6 +181,11 @@ func (r *Root) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 		return r.fsys.toErrno(r.fsys.st.Archive(name))
 	case *trashDir:
 		return r.fsys.toErrno(r.fsys.st.Trash(name))
+	case *tmpDir:
+		// Not EXDEV: mv would copy the folder file by file, which a
+		// session folder does not take, and a kept session made
+		// ephemeral would be deleted at unmount by a mere mv.
+		return syscall.EPERM
 	default:
 		return syscall.EPERM
 	}
@@ -179,7 +194,7 @@ func (r *Root) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 // sessionNode is the folder of session s; its inode number derives from
 // the session's id, so it is the same under any name and across mounts.
 func (f *FS) sessionNode(ctx context.Context, parent *fs.Inode, name string, s backing.Session) *fs.Inode {
-	return child(ctx, parent, name, &sessionDir{base: base{fsys: f}, s: s}, syscall.S_IFDIR, ino(kindSession, s.ID()))
+	return child(ctx, parent, name, &sessionDir{base: base{fsys: f}, s: s}, syscall.S_IFDIR, ino(kindSession, f.inoID(s.ID())))
 }
 
 // sessionEntries lists the sessions of the given names in a listing, each
@@ -193,7 +208,7 @@ func (f *FS) sessionEntries(names []string, state string) []fuse.DirEntry {
 		if err != nil || st != state {
 			continue
 		}
-		out = append(out, entry(name, syscall.S_IFDIR, ino(kindSession, s.ID())))
+		out = append(out, entry(name, syscall.S_IFDIR, ino(kindSession, f.inoID(s.ID()))))
 	}
 	return out
 }

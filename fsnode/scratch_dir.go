@@ -76,7 +76,7 @@ type scratchNode interface {
 // scratchIno is a new inode number for an editor's temporary: a new file
 // of an old name is a new inode.
 func (f *FS) scratchIno() uint64 {
-	return ino(kindScratch, strconv.FormatUint(f.scratchSeq.Add(1), 10))
+	return ino(kindScratch, f.space+strconv.FormatUint(f.scratchSeq.Add(1), 10))
 }
 
 // scratchSet holds one session folder's temporaries by name. It belongs to

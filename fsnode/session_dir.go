@@ -40,7 +40,7 @@ func (n *sessionDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.At
 }
 
 func (n *sessionDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	id := n.s.ID()
+	id := n.fsys.inoID(n.s.ID())
 	list := []fuse.DirEntry{entry("meta.json", fileMode, ino(kindMeta, id))}
 	list = append(list, branchEntries(id)...)
 	list = append(list, entry("usage.json", fileMode, ino(kindUsage, id)))
@@ -52,23 +52,24 @@ func (n *sessionDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 
 func (n *sessionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	var in *fs.Inode
+	id := n.fsys.inoID(n.s.ID())
 	switch name {
 	case "meta.json":
-		in = child(ctx, &n.Inode, name, &editFile{base: base{fsys: n.fsys}, s: n.s, doc: metaDoc{n.s}}, fileMode, ino(kindMeta, n.s.ID()))
+		in = child(ctx, &n.Inode, name, &editFile{base: base{fsys: n.fsys}, s: n.s, doc: metaDoc{n.s}}, fileMode, ino(kindMeta, id))
 	case "usage.json": // the session's: every branch
-		in = usageChild(ctx, n.fsys, &n.Inode, &usageDoc{s: n.s, scope: usageSession}, n.s.ID())
+		in = usageChild(ctx, n.fsys, &n.Inode, &usageDoc{s: n.s, scope: usageSession}, id)
 	case "branches.txt":
 		doc := func() ([]byte, time.Time, error) { return BranchTree(n.s) }
-		in = child(ctx, &n.Inode, name, &docFile{base: base{fsys: n.fsys}, doc: doc}, fileMode, ino(kindBranchTree, n.s.ID()))
+		in = child(ctx, &n.Inode, name, &docFile{base: base{fsys: n.fsys}, doc: doc}, fileMode, ino(kindBranchTree, id))
 	case "branches":
-		in = child(ctx, &n.Inode, name, &branchesDir{base: base{fsys: n.fsys}, s: n.s}, syscall.S_IFDIR, ino(kindBranches, n.s.ID()))
+		in = child(ctx, &n.Inode, name, &branchesDir{base: base{fsys: n.fsys}, s: n.s}, syscall.S_IFDIR, ino(kindBranches, id))
 	default:
 		if f := n.temps(false).get(name); f != nil {
 			a := f.stable()
 			in = child(ctx, &n.Inode, name, f, a.Mode, a.Ino)
 			break
 		}
-		in = branchFile(ctx, &n.Inode, n.fsys, branchRef{s: n.s}, name, n.s.ID())
+		in = branchFile(ctx, &n.Inode, n.fsys, branchRef{s: n.s}, name, id)
 	}
 	if in == nil {
 		return nil, syscall.ENOENT

@@ -160,6 +160,11 @@ func runMount(args []string) int {
 			}
 		}()
 	}
+	if !fo.ReadOnly {
+		// MOUNT/tmp/: sessions in this daemon's memory, as long as it
+		// runs. A read-only mount could make none: it has no tmp/.
+		fo.Tmp = ephemeralStore()
+	}
 	server, err := fs.Mount(mnt, fsnode.New(st, fo), fsnode.MountOptions(st, fo))
 	if err != nil {
 		// go-fuse's message can end in a newline: one line, then the hint.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/backing/filestore"
+	"github.com/sessfs/sessfs/backing/memstore"
 	"github.com/sessfs/sessfs/backing/pgstore"
 )
 
@@ -76,6 +77,10 @@ func openStore(location string, durable, daemon bool) (backing.Store, error) {
 	}
 	return filestore.Open(location, opts)
 }
+
+// ephemeralStore is where a mount keeps the sessions of MOUNT/tmp/: the
+// daemon's memory, gone when it exits.
+func ephemeralStore() backing.Store { return memstore.New(memstore.Options{}) }
 
 // writeFileAtomic writes a file the command line makes (export -o) whole
 // or not at all, with the file engine's atomic replace: one
