@@ -98,7 +98,7 @@ func FindCheckpoint(v View, name string) (Checkpoint, error) {
 // last of duplicates wins, as the store reads every line.
 func checkpointOf(raw []byte) (Checkpoint, bool) {
 	var c Checkpoint
-	kind, ts := "", ""
+	kind := ""
 	var data []byte
 	eachMember(raw, func(key string, v []byte) {
 		switch key {
@@ -108,8 +108,6 @@ func checkpointOf(raw []byte) (Checkpoint, bool) {
 			data = v
 		case "id":
 			c.ID = stringOf(v)
-		case "ts":
-			ts = stringOf(v)
 		}
 	})
 	if kind != EventCheckpoint {
@@ -123,6 +121,6 @@ func checkpointOf(raw []byte) (Checkpoint, bool) {
 	if ValidName(c.Name) != nil {
 		return c, false
 	}
-	c.Time, _ = time.Parse(time.RFC3339Nano, ts)
+	c.Time, _ = MessageTime(raw)
 	return c, true
 }
