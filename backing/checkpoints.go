@@ -20,27 +20,28 @@ import (
 // whose name breaks the rule marks nothing.
 const EventCheckpoint = "checkpoint"
 
-// Checkpoint is where a checkpoint stands in a view.
+// Checkpoint is where a checkpoint stands in a view; as JSON, what
+// checkpoints/<name> in the mount and `sessfs checkpoint --json` show.
 type Checkpoint struct {
-	Name string
+	Name string `json:"name"`
 	// Index is the event's position in the branch, events counted (its
 	// line in messages.jsonl, 0-based): a replay from it starts with the
 	// message after the mark.
-	Index int
+	Index int `json:"message"`
 	// Visible is how many visible messages come before it: the count
 	// `sessfs fork --at-message` takes.
-	Visible int
+	Visible int `json:"visible"`
 	// Turn is the turn it was made in (1-based; 0 in a branch with no
 	// turn yet).
-	Turn int
-	ID   string
-	Time time.Time // its "ts"; the zero time if it has none that parses
+	Turn int       `json:"turn"`
+	ID   string    `json:"id,omitempty"`
+	Time time.Time `json:"ts,omitzero"` // its "ts"; the zero time if it has none that parses
 }
 
 // CheckpointEvent is the event line that marks checkpoint name.
 func CheckpointEvent(name string) ([]byte, error) {
 	if err := ValidName(name); err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
+		return nil, err
 	}
 	n, _ := json.Marshal(name) // a valid name: cannot fail
 	return fmt.Appendf(nil, `{"role":%q,"content":"","event":%q,"data":{"name":%s}}`, EventRole, EventCheckpoint, n), nil
