@@ -43,6 +43,8 @@ const (
 	kindBranchTree  // branches.txt of a session
 	kindTasks       // tasks.json of a branch (the session's: its default branch)
 	kindMemory      // memory.json of a branch (the session's: its default branch)
+	kindCheckpoints // checkpoints/ of a branch (the session's: its default branch)
+	kindCheckpoint  // checkpoints/<name>: by the path's ids and the name
 )
 
 // ino hashes a kind and ids into an inode number below 2^63; 0 and 1 (the
