@@ -50,8 +50,8 @@ func CheckpointEvent(name string) ([]byte, error) {
 // Checkpoints lists the checkpoints of the branch v shows, in the order
 // they stand, each at its latest mark.
 func Checkpoints(v View) ([]Checkpoint, error) {
-	var out []Checkpoint
-	at := map[string]int{} // name → its place in out
+	var all []Checkpoint
+	last := map[string]int{} // name → its latest mark in all
 	for _, i := range v.Typed() {
 		msgs, err := v.Read(i, i+1)
 		if err != nil {
@@ -65,16 +65,14 @@ func Checkpoints(v View) ([]Checkpoint, error) {
 		if v.Turns() > 0 {
 			c.Turn = v.TurnOf(i)
 		}
-		if k, seen := at[c.Name]; seen {
-			out = append(out[:k], out[k+1:]...) // moved: it stands here now
-			for n, j := range at {
-				if j > k {
-					at[n] = j - 1
-				}
-			}
+		last[c.Name] = len(all)
+		all = append(all, c)
+	}
+	var out []Checkpoint
+	for k, c := range all {
+		if last[c.Name] == k {
+			out = append(out, c)
 		}
-		at[c.Name] = len(out)
-		out = append(out, c)
 	}
 	return out, nil
 }
