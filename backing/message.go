@@ -204,6 +204,24 @@ func IDOf(line []byte) string {
 	return id
 }
 
+// MessageTime is a stored message's "ts" (RFC 3339), and whether it has
+// one that parses. Keys are exact and the last of duplicates wins, as the
+// store reads them.
+func MessageTime(line []byte) (time.Time, bool) {
+	found := false
+	var ts string
+	eachMember(line, func(key string, v []byte) {
+		if key == "ts" {
+			ts, found = stringOf(v), FirstByte(v) == '"'
+		}
+	})
+	if !found {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	return t, err == nil
+}
+
 // TextMessage builds the message for a plain text: {"role":role,"content":text}.
 func TextMessage(role, text string) ([]byte, error) {
 	if !utf8.ValidString(text) {

@@ -108,3 +108,25 @@ func FuzzValidateMessage(f *testing.F) {
 		}
 	})
 }
+
+// MessageTime reads "ts" by exact key, the last of duplicates, and only a
+// string that parses as RFC 3339.
+func TestMessageTime(t *testing.T) {
+	want := time.Date(2026, 1, 21, 6, 20, 30, 851e6, time.UTC)
+	for _, c := range []struct {
+		line string
+		ok   bool
+	}{
+		{`{"role":"user","content":"x","ts":"2026-01-21T06:20:30.851Z"}`, true},
+		{`{"ts":"2020-01-01T00:00:00Z","role":"user","content":"x","ts":"2026-01-21T06:20:30.851Z"}`, true},
+		{`{"role":"user","content":"x","TS":"2026-01-21T06:20:30.851Z"}`, false},
+		{`{"role":"user","content":"x","ts":"yesterday"}`, false},
+		{`{"role":"user","content":"x","ts":1769000000}`, false},
+		{`{"role":"user","content":"x"}`, false},
+	} {
+		got, ok := MessageTime([]byte(c.line))
+		if ok != c.ok || (ok && !got.Equal(want)) {
+			t.Errorf("MessageTime(%s) = %v, %v; want ok %v", c.line, got, ok, c.ok)
+		}
+	}
+}

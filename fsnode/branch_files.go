@@ -17,7 +17,7 @@ var branchFiles = []struct {
 	name   string
 	mode   uint32
 	kind   int
-	format format // a rendering's; append and turns are none
+	format format // a rendering's; append, turns and checkpoints are none
 }{
 	{"transcript.md", fileMode, kindTranscript, formatMarkdown},
 	{"transcript.html", fileMode, kindHTML, formatHTML},
@@ -28,6 +28,7 @@ var branchFiles = []struct {
 	{"memory.json", fileMode, kindMemory, 0},
 	{"append", fileMode, kindAppend, 0},
 	{"turns", syscall.S_IFDIR, kindTurns, 0},
+	{"checkpoints", syscall.S_IFDIR, kindCheckpoints, 0},
 }
 
 // branchEntries lists branchFiles for a listing; ids are the path's
@@ -67,6 +68,8 @@ func branchFile(ctx context.Context, parent *fs.Inode, fsys *FS, ref branchRef, 
 			return child(ctx, parent, name, &editFile{base: base{fsys: fsys}, s: ref.s, doc: doc}, f.mode, ino(f.kind, ids...))
 		case kindTurns:
 			return child(ctx, parent, name, &turnsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, f.mode, ino(f.kind, ids...))
+		case kindCheckpoints:
+			return child(ctx, parent, name, &checkpointsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, f.mode, ino(f.kind, ids...))
 		}
 		return child(ctx, parent, name, newRenderedFile(fsys, ref, f.format, 0), f.mode, ino(f.kind, ids...))
 	}

@@ -44,6 +44,8 @@ const (
 	kindTasks       // tasks.json of a branch (the session's: its default branch)
 	kindMemory      // memory.json of a branch (the session's: its default branch)
 	kindTmp         // tmp/, the ephemeral sessions (its sessions' numbers: FS.inoID)
+	kindCheckpoints // checkpoints/ of a branch (the session's: its default branch)
+	kindCheckpoint  // checkpoints/<name>: by the path's ids and the name
 )
 
 // inoID is what the inode numbers of session id's nodes hash: the id for

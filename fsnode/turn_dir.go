@@ -1,9 +1,7 @@
 package fsnode
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"sync"
 	"syscall"
 	"time"
@@ -89,7 +87,7 @@ func (c *turnClock) time(v backing.View, branch string, to int) time.Time {
 		if err != nil || len(msgs) != 1 {
 			return v.ModTime() // not kept: the next stat tries again
 		}
-		t, ok = messageTime(msgs[0].Raw)
+		t, ok = backing.MessageTime(msgs[0].Raw)
 		c.mu.Lock()
 		c.end, c.t, c.ok = end, t, ok
 		c.mu.Unlock()
@@ -98,35 +96,6 @@ func (c *turnClock) time(v backing.View, branch string, to int) time.Time {
 		return v.ModTime()
 	}
 	return t
-}
-
-// messageTime reads a stored message's "ts" (RFC 3339). Keys are exact
-// and the last of duplicates wins, as the store reads them.
-func messageTime(raw []byte) (time.Time, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return time.Time{}, false
-	}
-	var ts string
-	found := false
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return time.Time{}, false
-		}
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return time.Time{}, false
-		}
-		if key == "ts" {
-			found = json.Unmarshal(value, &ts) == nil
-		}
-	}
-	if !found {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, ts)
-	return t, err == nil
 }
 
 func (n *turnDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

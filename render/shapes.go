@@ -406,3 +406,31 @@ func contentSize(c json.RawMessage) int {
 	}
 	return n
 }
+
+// HasToolCall reports whether a stored message calls a tool, in any of
+// the shapes body renders as a call: a content block (Anthropic tool_use,
+// OpenAI function_call, Codex local_shell_call and web_search_call, a
+// Gemini functionCall part) or an OpenAI chat message's tool_calls. A
+// replay pauses there (sessfs replay --pause-at-tools). Events call
+// nothing.
+func HasToolCall(raw []byte) bool {
+	o, ok := parseObject(raw)
+	if !ok || isEvent(o) {
+		return false
+	}
+	if calls, ok := asArray(o["tool_calls"]); ok && len(calls) > 0 {
+		return true
+	}
+	blocks, _ := asArray(o["content"])
+	for _, v := range blocks {
+		switch blockType(v) {
+		case "tool_use", "server_tool_use", "mcp_tool_use", "function_call", "custom_tool_call", "local_shell_call", "web_search_call":
+			return true
+		case "":
+			if b, _ := parseObject(v); kind(b["functionCall"]) == '{' {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -28,6 +28,7 @@ func testViews(t *testing.T, open Opener) {
 		"Empty":         viewEmpty,
 		"BranchRenamed": viewBranchRenamed,
 		"Typed":         viewTyped,
+		"Checkpoints":   viewCheckpoints,
 	})
 }
 

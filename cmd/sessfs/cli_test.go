@@ -69,6 +69,8 @@ func TestHelpTexts(t *testing.T) {
 		{"umount", []string{"A path where no sessfs is mounted (a missing one too) is refused"}},
 		{"merge", []string{"found from the fork\npoints however deep the forks go", "kept as branch INTO-before-merge-N", "The default branch is the root of the tree and cannot be cut", "not stored again"}},
 		{"branches", []string{"--tree draws the fork tree instead, as the session folder's branches.txt"}},
+		{"replay", []string{"divided by X (default 1:\nreal time)", "A wait is at most 5 s", "turns count from\n1", "--checkpoint NAME starts at checkpoint", "--json prints each stored line"}},
+		{"checkpoint", []string{`{"role":"event","content":"","event":"checkpoint","data":{"name":"NAME"}}`, "A\nname marked again moves"}},
 	} {
 		r := runIn(t, "", c.cmd, "--help")
 		for _, want := range c.want {

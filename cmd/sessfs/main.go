@@ -1,7 +1,8 @@
 // Command sessfs manages a sessfs store from the shell: it mounts it
 // (mount, umount; mount --source shows an agent's own folder), creates,
-// lists (ls, last), finds (search, index), appends to, shows, forks,
-// renames, merges, archives, trashes and sweeps sessions and their branches,
+// lists (ls, last), finds (search, index), appends to, shows, replays,
+// forks, checkpoints, renames, merges, archives, trashes and sweeps
+// sessions and their branches,
 // imports Claude Code and Codex sessions and exports any session, continues
 // a branch in Claude Code or Codex (resume), reports
 // the tokens sessions spent and their cost (usage), and checks and
@@ -61,6 +62,8 @@ func commands() []command {
 		{"fork", "create a branch from another at its head, a turn or a message", runFork},
 		{"branches", "list the branches of a session (--tree: draw the fork tree)", runBranches},
 		{"merge", "merge a branch into another: append its messages, or replace the history", runMerge},
+		{"checkpoint", "mark the head of a branch with a name, or list the marks", runCheckpoint},
+		{"replay", "play a branch at the pace it was written, from a turn or checkpoint", runReplay},
 		{"usage", "report the tokens sessions spent and their cost, by day, project, model or session", runUsage},
 		{"branch", "rename or remove a branch (branch rename | branch rm)", runBranch},
 		{"rename", "rename a session", runRename},
