@@ -112,3 +112,18 @@ func (c *cli) session(arg string) (backing.Session, error) {
 	}
 	return st.Session(name)
 }
+
+// branchView opens the session a SESSION argument names and a view of its
+// branch named branch ("" the default one) as of now.
+func (c *cli) branchView(arg, branch string) (backing.Session, backing.View, error) {
+	s, err := c.session(arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := s.Branch(branch)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := s.ViewID(b.ID)
+	return s, v, err
+}

@@ -37,15 +37,7 @@ shows them.`)
 			return c.usageError(errorMessage(err))
 		}
 	}
-	s, err := c.session(rest[0])
-	if err != nil {
-		return c.fail(err)
-	}
-	b, err := s.Branch(*branch)
-	if err != nil {
-		return c.fail(err)
-	}
-	v, err := s.ViewID(b.ID)
+	s, v, err := c.branchView(rest[0], *branch)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -57,7 +49,7 @@ shows them.`)
 		fmt.Println(rest[1])
 		return exitOK
 	}
-	if err := s.AppendID(b.ID, [][]byte{line}); err != nil {
+	if err := s.AppendID(v.Branch().ID, [][]byte{line}); err != nil {
 		return c.fail(err)
 	}
 	fmt.Println(rest[1])

@@ -63,15 +63,7 @@ has it (events included), at the same pace, for programs.`)
 		return c.usageError(fmt.Sprintf("--to %d is before --from %d", *to, *from))
 	}
 
-	s, err := c.session(rest[0])
-	if err != nil {
-		return c.fail(err)
-	}
-	b, err := s.Branch(*branch)
-	if err != nil {
-		return c.fail(err)
-	}
-	v, err := s.ViewID(b.ID)
+	s, v, err := c.branchView(rest[0], *branch)
 	if err != nil {
 		return c.fail(err)
 	}

@@ -46,15 +46,7 @@ header.`)
 		return c.usageError(fmt.Sprintf("--turn %d: turns count from 1", *turn))
 	}
 
-	s, err := c.session(rest[0])
-	if err != nil {
-		return c.fail(err)
-	}
-	b, err := s.Branch(*branch)
-	if err != nil {
-		return c.fail(err)
-	}
-	v, err := s.ViewID(b.ID)
+	s, v, err := c.branchView(rest[0], *branch)
 	if err != nil {
 		return c.fail(err)
 	}
