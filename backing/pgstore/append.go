@@ -59,7 +59,7 @@ WITH t AS (
 	SELECT $1, 1, $2, b.inherited + b.next_seq, $10, $9 FROM b WHERE b.n > 0
 	RETURNING revision, origin
 )
-SELECT b.next_seq, b.inherited, b.n, b.events, b.mod_time, (SELECT count(pg_notify('` + notifyChannel + `', `+notifyPayload+`)) FROM ch)
+SELECT b.next_seq, b.inherited, b.n, b.events, b.mod_time, (SELECT count(pg_notify('` + notifyChannel + `', ` + notifyPayload + `)) FROM ch)
 FROM b`
 
 // appendNewSQL is appendSQL for a batch with no id of its writer's, so
@@ -82,7 +82,7 @@ WITH b AS (
 	SELECT $1, 1, $2, b.inherited + b.next_seq, $10, $9 FROM b
 	RETURNING revision, origin
 )
-SELECT b.next_seq, b.inherited, $6::bigint, b.events, b.mod_time, pg_notify('` + notifyChannel + `', `+notifyPayload+`) IS NULL
+SELECT b.next_seq, b.inherited, $6::bigint, b.events, b.mod_time, pg_notify('` + notifyChannel + `', ` + notifyPayload + `) IS NULL
 FROM b, ch`
 
 // AppendID adds messages to a branch, all or none, in order, never
