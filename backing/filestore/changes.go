@@ -19,12 +19,12 @@ func (s *Session) AppendID(branchID string, msgs [][]byte) error {
 	if err := s.appendID(branchID, msgs); err != nil || len(msgs) == 0 {
 		return err
 	}
-	if subs := s.st.subscribers(); subs != nil {
+	if subs := s.st.feed.Now(); subs != nil {
 		if c, ok := s.appendedChange(branchID); ok {
-			publish(subs, c)
+			subs.Tell(c)
 		}
 		if !titled && s.titled.Load() { // the first prompt titled it
-			publish(subs, backing.Change{Kind: backing.MetaChanged, Session: s.id})
+			subs.Tell(backing.Change{Kind: backing.MetaChanged, Session: s.id})
 		}
 	}
 	return nil
@@ -35,9 +35,9 @@ func (s *Session) Backdate(branchID string, t time.Time) error {
 	if err := s.backdate(branchID, t); err != nil {
 		return err
 	}
-	if subs := s.st.subscribers(); subs != nil {
+	if subs := s.st.feed.Now(); subs != nil {
 		if c, ok := s.appendedChange(branchID); ok {
-			publish(subs, c)
+			subs.Tell(c)
 		}
 	}
 	return nil
@@ -88,8 +88,8 @@ func (s *Session) DeleteBranch(id string) error {
 }
 
 func (s *Session) publishBranch(id string) {
-	if subs := s.st.subscribers(); subs != nil {
-		publish(subs, backing.Change{Kind: backing.BranchesChanged, Session: s.id, Branch: id})
+	if subs := s.st.feed.Now(); subs != nil {
+		subs.Tell(backing.Change{Kind: backing.BranchesChanged, Session: s.id, Branch: id})
 	}
 }
 
@@ -127,8 +127,8 @@ func (s *Session) metaChanged(err error) error {
 }
 
 func (s *Session) publishMeta() {
-	if subs := s.st.subscribers(); subs != nil {
-		publish(subs, backing.Change{Kind: backing.MetaChanged, Session: s.id})
+	if subs := s.st.feed.Now(); subs != nil {
+		subs.Tell(backing.Change{Kind: backing.MetaChanged, Session: s.id})
 	}
 }
 
@@ -188,7 +188,7 @@ func (st *Store) Sweep(cfg backing.SweepConfig, t time.Time, dryRun bool) (backi
 // namesChanged publishes a names change of the session now named name
 // when err, the change's outcome, is nil, and returns err.
 func (st *Store) namesChanged(name string, err error) error {
-	if err == nil && st.subscribers() != nil {
+	if err == nil && st.feed.Now() != nil {
 		id, _, _ := st.lookupName(name)
 		st.publishNames(id)
 	}
@@ -197,7 +197,7 @@ func (st *Store) namesChanged(name string, err error) error {
 
 func (st *Store) publishNames(id string) {
 	st.idx.kick()
-	if subs := st.subscribers(); subs != nil {
-		publish(subs, backing.Change{Kind: backing.NamesChanged, Session: id})
+	if subs := st.feed.Now(); subs != nil {
+		subs.Tell(backing.Change{Kind: backing.NamesChanged, Session: id})
 	}
 }

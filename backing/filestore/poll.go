@@ -45,10 +45,10 @@ type sessionStamps struct {
 	logs           map[string]stamp // by branch id
 }
 
-// poll runs while the store has subscribers, reporting what changed
-// between two looks. Its first look at the names only records them; a
-// session is first looked at when it is followed.
-func (st *Store) poll() {
+// poll runs while the store has subscribers (until stop is closed),
+// reporting what changed between two looks. Its first look at the names
+// only records them; a session is first looked at when it is followed.
+func (st *Store) poll(stop chan struct{}) {
 	f := &st.feed
 	names := map[string]stamp{}
 	racy := map[string]bool{}
@@ -56,11 +56,6 @@ func (st *Store) poll() {
 	defer t.Stop()
 	for first := true; ; first = false {
 		f.mu.Lock()
-		if len(f.subs) == 0 {
-			f.polling = false
-			f.mu.Unlock()
-			return
-		}
 		old := make(map[string]*sessionStamps, len(f.stamps))
 		for id, s := range f.stamps {
 			old[id] = s
@@ -89,12 +84,12 @@ func (st *Store) poll() {
 			}
 		}
 		f.mu.Unlock()
-		if subs := st.subscribers(); subs != nil {
-			for _, c := range changes {
-				publish(subs, c)
-			}
+		st.feed.Publish(changes...)
+		select {
+		case <-stop:
+			return
+		case <-t.C:
 		}
-		<-t.C
 	}
 }
 

@@ -96,6 +96,7 @@ func Open(root string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{root: abs, opts: opts, sessions: map[string]*Session{}}
+	s.hookFeed()
 	if err := s.init(); err != nil {
 		return nil, err
 	}

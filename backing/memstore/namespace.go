@@ -16,12 +16,12 @@ import (
 // do runs change under the store's lock, then reports the changes it
 // made: a subscriber may call into the store.
 func (st *Store) do(change func() ([]backing.Change, error)) error {
-	subs := st.feed.subscribers()
+	a := st.feed.Now()
 	st.mu.Lock()
 	cs, err := change()
 	st.mu.Unlock()
 	for _, c := range cs {
-		publish(subs, c)
+		a.Tell(c)
 	}
 	return err
 }

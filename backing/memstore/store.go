@@ -32,7 +32,7 @@ const blockSize = 4096
 // Store is a store in memory. Its methods are safe for concurrent use.
 type Store struct {
 	opts Options
-	feed feed
+	feed backing.Subscribers
 
 	mu           sync.Mutex
 	sessions     map[string]*session // by id: active, archived and trashed

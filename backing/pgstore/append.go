@@ -216,7 +216,9 @@ func (s *Session) commit(b branchRow, f *fields, prompt []byte) error {
 	}
 	// What a view reads of the branch is known without asking: its row
 	// as the statement left it and, for messages stored as sent, their
-	// lengths and kinds.
+	// lengths and kinds. So the subscribers are told directly, not
+	// through st.publish, which would drop the row just brought up to
+	// date.
 	s.grew(b.ID, next, events, mod)
 	if !anyGiven {
 		s.indexed(b.ID, next, f)
@@ -224,7 +226,7 @@ func (s *Session) commit(b branchRow, f *fields, prompt []byte) error {
 	// After a retry by id that stored nothing, the attempt whose answer
 	// was lost stored it all: this process's subscribers are told as
 	// for any append (the listener skips this process's changes).
-	s.st.notify(backing.Change{Kind: backing.Appended, Session: s.id, Branch: b.ID, Len: int(inherited + next)})
+	s.st.feed.Publish(backing.Change{Kind: backing.Appended, Session: s.id, Branch: b.ID, Len: int(inherited + next)})
 	// The title: not after such a retry, whose before (next-n) would
 	// count this append's own prompt as an earlier one; a later prompt
 	// does not title the session either (a known gap, that rare).

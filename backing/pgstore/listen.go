@@ -261,7 +261,7 @@ func (l *listener) resync(ctx context.Context) error {
 	}
 	clear(l.gaps)
 	l.st.deliver(backing.Change{Kind: backing.NamesChanged})
-	ids := l.st.feed.followed()
+	ids := l.st.feed.FollowedIDs()
 	if len(ids) == 0 {
 		return nil
 	}

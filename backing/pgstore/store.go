@@ -118,6 +118,7 @@ func Open(dsn string, opts Options) (*Store, error) {
 	}
 	st := &Store{pool: pool, loc: redact(dsn), opts: opts, origin: uuid.NewString(),
 		sessions: map[string]*Session{}}
+	st.hookFeed()
 	if opts.KeepRows {
 		st.Subscribe(func(backing.Change) {}) // the listener, until Close
 	}
