@@ -110,21 +110,11 @@ func (b *blackhole) pipe(dst, src net.Conn) {
 func TestBlackholeBounded(t *testing.T) {
 	bh := newBlackhole(t, pgtest.URL(t))
 	const timeout = 2 * time.Second
-	st, err := pgstore.Open(bh.url, pgstore.Options{Timeout: timeout})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The partition ends before the store closes: pgx gives a
-	// connection cut by a timeout up to 15 s to cancel its query, and
-	// closing the pool waits for that.
-	defer func() { bh.close(); st.Close() }()
-	s, _, err := st.Create("s", backing.Meta{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AppendID("", [][]byte{[]byte(`{"role":"user","content":"before"}`)}); err != nil {
-		t.Fatal(err)
-	}
+	_, s := sessionAt(t, bh.url, pgstore.Options{Timeout: timeout})
+	// The partition ends before the store closes (at the test's
+	// cleanup): pgx gives a connection cut by a timeout up to 15 s to
+	// cancel its query, and closing the pool waits for that.
+	defer bh.close()
 	bh.dark.Store(true)
 	for i := range 3 {
 		start := time.Now()

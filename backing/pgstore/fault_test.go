@@ -180,18 +180,7 @@ func TestTerminateUnderLoad(t *testing.T) {
 // mount answer an append with "no such file" instead of EIO.
 func TestServerDownIsUnavailable(t *testing.T) {
 	srv := pgtest.Own(t)
-	st, err := pgstore.Open(srv.URL(), pgstore.Options{Timeout: 3 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	s, _, err := st.Create("s", backing.Meta{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AppendID("", [][]byte{[]byte(`{"role":"user","content":"before"}`)}); err != nil {
-		t.Fatal(err)
-	}
+	st, s := sessionAt(t, srv.URL(), pgstore.Options{Timeout: 3 * time.Second})
 	srv.Stop(t)
 	defer srv.Start(t)
 	for what, call := range map[string]func() error{
@@ -214,18 +203,7 @@ func TestServerDownIsUnavailable(t *testing.T) {
 // made then fails at once, and the writer decides.
 func TestReadWaitsOutRestart(t *testing.T) {
 	srv := pgtest.Own(t)
-	st, err := pgstore.Open(srv.URL(), pgstore.Options{OutageWait: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	s, _, err := st.Create("s", backing.Meta{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AppendID("", [][]byte{[]byte(`{"role":"user","content":"before"}`)}); err != nil {
-		t.Fatal(err)
-	}
+	st, s := sessionAt(t, srv.URL(), pgstore.Options{OutageWait: 30 * time.Second})
 	srv.Stop(t)
 	start := time.Now()
 	if err := s.AppendID("", [][]byte{[]byte(`{"role":"user","content":"during"}`)}); !errors.Is(err, backing.ErrUnavailable) {
@@ -365,4 +343,23 @@ func TestAppendRetryMixedIDs(t *testing.T) {
 	if v.Len() != 10*3 {
 		t.Errorf("%d messages stored, want %d: each once", v.Len(), 10*3)
 	}
+}
+
+// sessionAt opens the store at url with opts, closed when t ends, and in
+// it session "s" with one message, appended before a fault.
+func sessionAt(t *testing.T, url string, opts pgstore.Options) (*pgstore.Store, backing.Session) {
+	t.Helper()
+	st, err := pgstore.Open(url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	s, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendID("", [][]byte{[]byte(`{"role":"user","content":"before"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	return st, s
 }
