@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/pgstore"
 	"github.com/sessfs/sessfs/backing/pgstore/pgtest"
 )
 
@@ -44,20 +45,29 @@ func (l *changeLog) waitFor(t *testing.T, what string, want backing.Change) time
 	return 0
 }
 
-// TestFeedLateCommit: a change whose transaction took its revision before
-// another's but commits after it is still reported: the listener looks
-// again for the revisions it skipped.
-func TestFeedLateCommit(t *testing.T) {
+// followed makes session s in a store that follows it and logs what it
+// is told, and opens the same database again as another machine would.
+func followed(t *testing.T) (s backing.Session, log *changeLog, other *pgstore.Store) {
+	t.Helper()
 	url := pgtest.URL(t)
-	st, other := open(t, url), open(t, url)
+	st := open(t, url)
+	other = open(t, url)
 	s, _, err := st.Create("s", backing.Meta{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log changeLog
+	log = &changeLog{}
 	sub := st.Subscribe(log.add)
-	defer sub.Close()
+	t.Cleanup(sub.Close)
 	sub.Follow(s.ID())
+	return s, log, other
+}
+
+// TestFeedLateCommit: a change whose transaction took its revision before
+// another's but commits after it is still reported: the listener looks
+// again for the revisions it skipped.
+func TestFeedLateCommit(t *testing.T) {
+	s, log, other := followed(t)
 
 	// A transaction that takes a revision and holds it, uncommitted.
 	ctx := context.Background()
@@ -89,16 +99,7 @@ func TestFeedLateCommit(t *testing.T) {
 // failover, pg_terminate_backend), it connects again and reports what
 // changed meanwhile.
 func TestFeedReconnects(t *testing.T) {
-	url := pgtest.URL(t)
-	st, other := open(t, url), open(t, url)
-	s, _, err := st.Create("s", backing.Meta{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log changeLog
-	sub := st.Subscribe(log.add)
-	defer sub.Close()
-	sub.Follow(s.ID())
+	s, log, other := followed(t)
 	s2, err := other.SessionByID(s.ID())
 	if err != nil {
 		t.Fatal(err)
@@ -120,16 +121,7 @@ func TestFeedReconnects(t *testing.T) {
 // TestFeedLatency measures how soon another writer's append is reported:
 // the contract says within a second; a notification makes it much less.
 func TestFeedLatency(t *testing.T) {
-	url := pgtest.URL(t)
-	st, other := open(t, url), open(t, url)
-	s, _, err := st.Create("s", backing.Meta{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log changeLog
-	sub := st.Subscribe(log.add)
-	defer sub.Close()
-	sub.Follow(s.ID())
+	s, log, other := followed(t)
 	s2, err := other.SessionByID(s.ID())
 	if err != nil {
 		t.Fatal(err)
