@@ -20,10 +20,16 @@ import (
 // change was told is not kept (gen), nor one that began before the
 // listener last lost track (the store's cacheEpoch).
 type rowCache struct {
-	gen   uint64    // bumped by every change told
-	epoch uint64    // the store's epoch set and state were read in
-	set   branchSet // nil: not kept; never changed once kept (copied on write)
-	state string    // "": not kept
+	gen   uint64          // bumped by every change told
+	set   kept[branchSet] // never changed once kept (copied on write)
+	state kept[string]
+}
+
+// kept is one answer kept, and the store's epoch it was read in.
+type kept[T any] struct {
+	v     T
+	ok    bool
+	epoch uint64
 }
 
 // cacheLive says rows may be kept: the listener is connected and has
@@ -56,68 +62,48 @@ func (s *Session) keepable(gen, epoch uint64) bool {
 
 // cachedBranches is loadBranches, from what is kept when it may be.
 func (s *Session) cachedBranches(ctx context.Context) (branchSet, error) {
-	gen, epoch, ok := s.cacheMark()
-	if ok {
-		s.mu.Lock()
-		set := s.rows.set
-		if set != nil && s.rows.epoch != epoch {
-			set = nil
-		}
-		s.mu.Unlock()
-		if set != nil {
-			return set, nil
-		}
-	}
-	set, err := s.loadBranches(ctx, s.st.pool)
-	if err != nil || !ok {
-		return set, err
-	}
-	s.mu.Lock()
-	if s.keepable(gen, epoch) {
-		if s.rows.epoch != epoch {
-			s.rows.state = ""
-		}
-		s.rows.set, s.rows.epoch = set, epoch
-	}
-	s.mu.Unlock()
-	return set, nil
+	return keep(s, func(c *rowCache) *kept[branchSet] { return &c.set }, func() (branchSet, error) {
+		return s.loadBranches(ctx, s.st.pool)
+	})
 }
 
 // cachedState is the session's state, from what is kept when it may be.
 func (s *Session) cachedState(ctx context.Context) (string, error) {
-	gen, epoch, ok := s.cacheMark()
-	if ok {
+	return keep(s, func(c *rowCache) *kept[string] { return &c.state }, func() (state string, err error) {
+		err = s.st.pool.QueryRow(ctx, `SELECT state FROM sessions WHERE session_id = $1`, s.id).Scan(&state)
+		return state, err
+	})
+}
+
+// keep answers from what field of the session's rowCache keeps, kept in
+// the epoch the store is in, or else from load, kept if it may be.
+func keep[T any](s *Session, field func(*rowCache) *kept[T], load func() (T, error)) (T, error) {
+	gen, epoch, on := s.cacheMark()
+	if on {
 		s.mu.Lock()
-		state := s.rows.state
-		if s.rows.epoch != epoch {
-			state = ""
-		}
+		k := *field(&s.rows)
 		s.mu.Unlock()
-		if state != "" {
-			return state, nil
+		if k.ok && k.epoch == epoch {
+			return k.v, nil
 		}
 	}
-	var state string
-	if err := s.st.pool.QueryRow(ctx, `SELECT state FROM sessions WHERE session_id = $1`, s.id).Scan(&state); err != nil || !ok {
-		return state, err
+	v, err := load()
+	if err != nil || !on {
+		return v, err
 	}
 	s.mu.Lock()
 	if s.keepable(gen, epoch) {
-		if s.rows.epoch != epoch {
-			s.rows.set = nil
-		}
-		s.rows.state, s.rows.epoch = state, epoch
+		*field(&s.rows) = kept[T]{v: v, ok: true, epoch: epoch}
 	}
 	s.mu.Unlock()
-	return state, nil
+	return v, nil
 }
 
 // changed drops what is kept of the session: a change to it was told.
 func (s *Session) changed() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.rows.gen++
-	s.rows.set, s.rows.state = nil, ""
+	s.rows = rowCache{gen: s.rows.gen + 1}
 }
 
 // grew brings a kept branch row up to what this process's append left in
@@ -126,18 +112,19 @@ func (s *Session) changed() {
 func (s *Session) grew(branch string, next, events int64, mod time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, ok := s.rows.set[branch]
+	r, ok := s.rows.set.v[branch]
 	if !ok || r.NextSeq >= next {
 		return
 	}
 	r.NextSeq, r.Events, r.ModTime = next, events, mod
-	set := maps.Clone(s.rows.set)
+	set := maps.Clone(s.rows.set.v)
 	set[branch] = r
-	s.rows.set = set
+	s.rows.set.v = set
 }
 
-// rowsChanged drops what is kept of the sessions cs change, on their
-// handles in this process (a session never opened here kept nothing).
+// rowsChanged drops what is kept of session, on its handle in this
+// process (a session never opened here kept nothing); "" drops what every
+// session kept.
 func (st *Store) rowsChanged(session string) {
 	if session == "" {
 		// A change of every session at once (a resync): drop it all.

@@ -53,16 +53,16 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// kept waits until s keeps its rows: once the listener has told the
+// waitKept waits until s keeps its rows: once the listener has told the
 // session's creation.
-func kept(t *testing.T, s *Session) {
+func waitKept(t *testing.T, s *Session) {
 	t.Helper()
 	eventually(t, "rows kept", func() bool {
 		viewLen(t, s, "")
 		s.Trashed()
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return s.rows.set != nil && s.rows.state != ""
+		return s.rows.set.ok && s.rows.state.ok
 	})
 }
 
@@ -84,7 +84,7 @@ func TestKeptRowsFollowOtherWriters(t *testing.T) {
 	if n := viewLen(t, sa, ""); n != 0 {
 		t.Fatalf("new session: %d messages", n)
 	}
-	kept(t, sa)
+	waitKept(t, sa)
 	if err := sb.AppendID("", [][]byte{cacheMsg}); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestKeptRowsFollowOtherWriters(t *testing.T) {
 func TestKeptRowsOwnAppends(t *testing.T) {
 	a, _, sa, _ := keptRows(t)
 	waitLive(t, a)
-	kept(t, sa)
+	waitKept(t, sa)
 	for i := 1; i <= 20; i++ {
 		if err := sa.AppendID("", [][]byte{cacheMsg}); err != nil {
 			t.Fatal(err)
@@ -129,7 +129,7 @@ func TestKeptRowsOwnAppends(t *testing.T) {
 		}
 	}
 	sa.mu.Lock()
-	set, main := sa.rows.set, sa.main
+	set, main := sa.rows.set.v, sa.main
 	sa.mu.Unlock()
 	if set == nil || set[main].NextSeq != 20 {
 		t.Errorf("the rows kept after 20 appends of its own: %v", set)
