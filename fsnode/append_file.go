@@ -2,6 +2,7 @@ package fsnode
 
 import (
 	"context"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -9,12 +10,13 @@ import (
 )
 
 // appendFile is a branch's `append`: writing to it adds messages (see
-// appendHandle for the rules). It reads as empty and ignores offsets. Each
-// lookup makes a node of its own, with the path's one inode number (see
-// branchFile).
+// appendHandle for the rules). It reads as empty and ignores offsets. A
+// lookup while it is open makes a node of its own, with the path's one
+// inode number (see branchFile).
 type appendFile struct {
 	base
-	ref branchRef
+	ref   branchRef
+	opens atomic.Int32 // handles not yet released
 }
 
 var (
@@ -43,6 +45,8 @@ func (n *appendFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uin
 		}
 	}
 	h := newAppendHandle(n.fsys, n.ref)
+	h.node = n
+	n.opens.Add(1)
 	// Parallel direct writes: without it the kernel takes the inode lock
 	// for every write, so writers to one append file queue one by one and
 	// the store's group commit never sees two at once.

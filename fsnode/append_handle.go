@@ -28,6 +28,7 @@ import (
 type appendHandle struct {
 	fsys *FS
 	ref  branchRef
+	node *appendFile // the node opened, told of the release
 
 	mu      sync.Mutex
 	mode    int    // modeUnknown until the first non-blank byte
@@ -231,6 +232,9 @@ func (h *appendHandle) Release(ctx context.Context) syscall.Errno {
 	defer h.mu.Unlock()
 	h.pending.release()
 	h.discard = nil
+	if h.node != nil {
+		h.node.opens.Add(-1)
+	}
 	return 0
 }
 

@@ -50,14 +50,23 @@ func branchFile(ctx context.Context, parent *fs.Inode, fsys *FS, ref branchRef, 
 		}
 		switch f.kind {
 		case kindAppend:
-			// A node of its own for every lookup (its entry is never
-			// cached, so every open looks it up): the kernel takes the
-			// inode lock for each write beyond EOF, which every write to
-			// append is, so writers sharing one node would queue one by
-			// one and never meet in the store's group commit. They share
-			// one inode number, told apart by their generation, so stat,
-			// cp, rsync and tar see one file that does not change under
-			// them.
+			// A node of its own for a lookup while the last one is open
+			// (its entry is never cached, so every open looks it up):
+			// the kernel takes the inode lock for each write beyond EOF,
+			// which every write to append is, so writers sharing one
+			// node would queue one by one and never meet in the store's
+			// group commit. They share one inode number, told apart by
+			// their generation, so stat, cp, rsync and tar see one file
+			// that does not change under them. The last node, once
+			// nobody has it open, is the answer again: the kernel,
+			// finding the node its entry names, then keeps the entry
+			// instead of looking the name up a second time, which cost
+			// every `echo >> append` a round trip.
+			if ch := parent.GetChild(name); ch != nil {
+				if a, ok := ch.Operations().(*appendFile); ok && a.opens.Load() == 0 {
+					return ch
+				}
+			}
 			return parent.NewInode(ctx, &appendFile{base: base{fsys: fsys}, ref: ref},
 				fs.StableAttr{Mode: f.mode, Ino: ino(f.kind, ids...), Gen: fsys.appendGen.Add(1)})
 		case kindTasks, kindMemory:
