@@ -95,15 +95,15 @@ var knownMiss = map[string]float64{
 	// Two shards on two cores would reach about 2x, not the 50 MB/s asked,
 	// and lose the atomic commit of rows with their checkpoint.
 	"11a": 9,
-	// An echo >> append through a PostgreSQL mount is one statement, the
-	// append's (branch row, message and its indexes, change, NOTIFY in
-	// the transaction), and a FUSE write, against a plain INSERT+COMMIT:
-	// 0.25-0.28x. Held open, about the same.
+	// An echo >> append through a PostgreSQL mount: four FUSE round trips
+	// (~50 us each on a 2-core VM) and one statement that also keeps the
+	// message's indexes, the branch row and the change feed (~1.5x a plain
+	// INSERT), against a plain INSERT+COMMIT: 0.25-0.30x, floor ~0.4x.
 	"P1": 0.24,
 	// msgs/s. An append holds its branch's row lock (next_seq) until it
 	// commits; a mount's concurrent appends to a branch share statements
-	// (about 5 of the 8 writers each), and PostgreSQL commits NOTIFYing
-	// transactions one at a time: 0.46-0.51x.
+	// (4-6 of the 8 writers each; waiting for more did not raise the
+	// rate, the two cores are busy): 0.43-0.51x.
 	"P2": 0.45,
 }
 
