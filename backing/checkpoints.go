@@ -99,7 +99,7 @@ func checkpointOf(raw []byte) (Checkpoint, bool) {
 	var c Checkpoint
 	kind := ""
 	var data []byte
-	eachMember(raw, func(key string, v []byte) {
+	EachMember(raw, func(key string, v []byte) {
 		switch key {
 		case "event":
 			kind = stringOf(v)
@@ -112,7 +112,7 @@ func checkpointOf(raw []byte) (Checkpoint, bool) {
 	if kind != EventCheckpoint {
 		return c, false
 	}
-	eachMember(data, func(key string, v []byte) {
+	EachMember(data, func(key string, v []byte) {
 		if key == "name" {
 			c.Name = stringOf(v)
 		}

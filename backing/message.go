@@ -26,7 +26,7 @@ type Message struct {
 const EventRole = "event"
 
 // header is the part of a message the store looks at. Keys are matched
-// exactly (see eachMember); the last of duplicate keys wins, as it does
+// exactly (see EachMember); the last of duplicate keys wins, as it does
 // for encoding/json and the renderers.
 type header struct {
 	Role    string
@@ -67,7 +67,7 @@ func parseHeader(raw []byte) (header, error) {
 		return h, fmt.Errorf("%w: not valid JSON: %v", ErrInvalid, err)
 	}
 	var role json.RawMessage
-	eachMember(raw, func(key string, v []byte) {
+	EachMember(raw, func(key string, v []byte) {
 		switch key {
 		case "role":
 			role = v
@@ -196,7 +196,7 @@ func stringOf(v json.RawMessage) string {
 // IDOf is a stored message's own id ("" if it has none).
 func IDOf(line []byte) string {
 	var id string
-	eachMember(line, func(key string, v []byte) {
+	EachMember(line, func(key string, v []byte) {
 		if key == "id" {
 			id = stringOf(v)
 		}
@@ -210,7 +210,7 @@ func IDOf(line []byte) string {
 func MessageTime(line []byte) (time.Time, bool) {
 	found := false
 	var ts string
-	eachMember(line, func(key string, v []byte) {
+	EachMember(line, func(key string, v []byte) {
 		if key == "ts" {
 			ts, found = stringOf(v), FirstByte(v) == '"'
 		}
@@ -241,7 +241,7 @@ func onlyToolResults(content json.RawMessage) bool {
 	eachElement(content, func(block []byte) {
 		n++
 		var typ []byte
-		if !eachMember(block, func(key string, v []byte) {
+		if !EachMember(block, func(key string, v []byte) {
 			if key == "type" {
 				typ = v
 			}

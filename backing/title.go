@@ -67,7 +67,7 @@ func FirstText(content json.RawMessage) string {
 			return
 		}
 		var typ, t []byte
-		eachMember(block, func(key string, v []byte) {
+		EachMember(block, func(key string, v []byte) {
 			switch key {
 			case "type":
 				typ = v

@@ -10,7 +10,7 @@ import (
 // The shapes of usage UsageOf reads, one function each. A stored message
 // is the normalized one with the agent's own line under "source"; each
 // reader walks only the members it needs, with keys matched exactly as the
-// store matches them (eachMember), and decodes nothing else.
+// store matches them (EachMember), and decodes nothing else.
 //
 //   - Appended: a top-level "usage" object in sessfs's own terms (input,
 //     output, cache_read, cache_write, reasoning: see Usage) and a
@@ -45,14 +45,14 @@ type usageFacts struct {
 }
 
 func readUsage(line []byte) (f usageFacts) {
-	// eachMember trusts its input to be valid JSON; stored messages are,
+	// EachMember trusts its input to be valid JSON; stored messages are,
 	// but UsageOf is for any caller.
 	if !json.Valid(line) {
 		return f
 	}
 	var id string
 	var usage, source []byte
-	eachMember(line, func(k string, v []byte) {
+	EachMember(line, func(k string, v []byte) {
 		switch k {
 		case "id":
 			id = stringOf(v)
@@ -88,7 +88,7 @@ func readUsage(line []byte) (f usageFacts) {
 func sourceUsage(src []byte) (u Usage, model, key string) {
 	var typ, id, responseID, requestID, modelVersion string
 	var message, payload, tokens, meta []byte
-	eachMember(src, func(k string, v []byte) {
+	EachMember(src, func(k string, v []byte) {
 		switch k {
 		case "type":
 			typ = stringOf(v)
@@ -138,7 +138,7 @@ func sourceUsage(src []byte) (u Usage, model, key string) {
 func claudeUsage(message []byte, requestID string) (u Usage, model, key string) {
 	var id string
 	var usage []byte
-	eachMember(message, func(k string, v []byte) {
+	EachMember(message, func(k string, v []byte) {
 		switch k {
 		case "id":
 			id = stringOf(v)
@@ -162,7 +162,7 @@ func claudeUsage(message []byte, requestID string) (u Usage, model, key string) 
 func codexUsage(typ string, payload []byte) (u Usage, model, key string) {
 	var ptype string
 	var info, usage, thread []byte
-	eachMember(payload, func(k string, v []byte) {
+	EachMember(payload, func(k string, v []byte) {
 		switch k {
 		case "type":
 			ptype = stringOf(v)
@@ -182,7 +182,7 @@ func codexUsage(typ string, payload []byte) (u Usage, model, key string) {
 			return Usage{}, "", "" // null before the first request
 		}
 		var total, last []byte
-		eachMember(info, func(k string, v []byte) {
+		EachMember(info, func(k string, v []byte) {
 			switch k {
 			case "total_token_usage":
 				total = v
@@ -246,7 +246,7 @@ func geminiUsage(n []int64) Usage {
 // of names: 0 for a member that is absent, not a number, or negative.
 func counts(obj []byte, names ...string) []int64 {
 	out := make([]int64, len(names))
-	eachMember(obj, func(k string, v []byte) {
+	EachMember(obj, func(k string, v []byte) {
 		for i, name := range names {
 			if k == name {
 				out[i] = count(v)

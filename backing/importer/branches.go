@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -109,20 +108,11 @@ func (s *Session) Branches() (main [][]byte, forks []Fork, err error) {
 // its parent's, whether it is a prompt the user typed (the store's turn
 // rule), and whether it is a sidechain's.
 func treeFields(stored []byte) (uuid, parent string, prompt, sidechain bool) {
-	var m struct {
-		Source struct {
-			UUID       string `json:"uuid"`
-			ParentUUID string `json:"parentUuid"`
-			Logical    string `json:"logicalParentUuid"`
-			Sidechain  bool   `json:"isSidechain"`
-		} `json:"source"`
-	}
-	if json.Unmarshal(stored, &m) != nil {
-		return "", "", false, false
-	}
-	parent = m.Source.ParentUUID
+	src := backing.Members(stored, "source")[0]
+	f := backing.Members(src, "uuid", "parentUuid", "logicalParentUuid", "isSidechain")
+	uuid, parent = backing.StringOf(f[0]), backing.StringOf(f[1])
 	if parent == "" {
-		parent = m.Source.Logical // a compaction's new root goes on where it left off
+		parent = backing.StringOf(f[2]) // a compaction's new root goes on where it left off
 	}
-	return m.Source.UUID, parent, backing.IsPrompt(stored), m.Source.Sidechain
+	return uuid, parent, backing.IsPrompt(stored), string(f[3]) == "true"
 }

@@ -1,8 +1,8 @@
 package importer
 
 import (
-	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
@@ -123,13 +123,9 @@ func storedSeqs(s backing.Session) (map[int]bool, error) {
 // imported from (its "source_seq", see StoreLines); false for a message
 // that did not come from a source (one added in sessfs).
 func SourceSeq(raw []byte) (int, bool) {
-	var seq struct {
-		N *int `json:"source_seq"`
-	}
-	if json.Unmarshal(raw, &seq) != nil || seq.N == nil {
-		return 0, false
-	}
-	return *seq.N, true
+	v := backing.Members(raw, "source_seq")[0]
+	n, err := strconv.Atoi(string(v))
+	return n, v != nil && err == nil
 }
 
 // lastTS is the latest time among stored lines' "ts", zero when none has
@@ -137,11 +133,8 @@ func SourceSeq(raw []byte) (int, bool) {
 func lastTS(lines [][]byte) time.Time {
 	var last time.Time
 	for _, l := range lines {
-		var m struct {
-			TS string `json:"ts"`
-		}
-		json.Unmarshal(l, &m)
-		if t, err := time.Parse(time.RFC3339Nano, m.TS); err == nil && t.After(last) {
+		ts := backing.StringOf(backing.Members(l, "ts")[0])
+		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil && t.After(last) {
 			last = t
 		}
 	}

@@ -293,8 +293,14 @@ func SourceLine(msg []byte) ([]byte, error) {
 // fields decodes a line as a JSON object, keeping each value raw. It
 // returns nil for valid JSON that is not an object (a string, a number).
 func fields(raw []byte) map[string]json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	// One check and one scan: Unmarshal into a map checks the line, then
+	// decodes it, every value copied; per line of a big import that was
+	// the most of its time.
+	if !json.Valid(raw) {
+		return nil
+	}
+	m := map[string]json.RawMessage{}
+	if !backing.EachMember(raw, func(key string, val []byte) { m[key] = val }) {
 		return nil
 	}
 	return m
