@@ -17,7 +17,7 @@ var branchFiles = []struct {
 	name   string
 	mode   uint32
 	kind   int
-	format format // a rendering's; append, turns and checkpoints are none
+	format format // a rendering's; append, turns, checkpoints, compaction.json are none
 }{
 	{"transcript.md", fileMode, kindTranscript, formatMarkdown},
 	{"transcript.html", fileMode, kindHTML, formatHTML},
@@ -29,6 +29,7 @@ var branchFiles = []struct {
 	{"append", fileMode, kindAppend, 0},
 	{"turns", syscall.S_IFDIR, kindTurns, 0},
 	{"checkpoints", syscall.S_IFDIR, kindCheckpoints, 0},
+	{"compaction.json", fileMode, kindCompaction, 0},
 }
 
 // branchEntries lists branchFiles for a listing; ids are the path's
@@ -79,6 +80,9 @@ func branchFile(ctx context.Context, parent *fs.Inode, fsys *FS, ref branchRef, 
 			return child(ctx, parent, name, &turnsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, f.mode, ino(f.kind, ids...))
 		case kindCheckpoints:
 			return child(ctx, parent, name, &checkpointsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, f.mode, ino(f.kind, ids...))
+		case kindCompaction:
+			doc := &compactionDoc{ref: ref}
+			return child(ctx, parent, name, &docFile{base: base{fsys: fsys}, doc: doc.doc}, f.mode, ino(f.kind, ids...))
 		}
 		return child(ctx, parent, name, newRenderedFile(fsys, ref, f.format, 0), f.mode, ino(f.kind, ids...))
 	}

@@ -70,6 +70,7 @@ func TestHelpTexts(t *testing.T) {
 		{"merge", []string{"found from the fork\npoints however deep the forks go", "kept as branch INTO-before-merge-N", "The default branch is the root of the tree and cannot be cut", "not stored again"}},
 		{"branches", []string{"--tree draws the fork tree instead, as the session folder's branches.txt"}},
 		{"replay", []string{"divided by X (default 1:\nreal time)", "A wait is at most 5 s", "turns count from\n1", "--checkpoint NAME starts at checkpoint", "--json prints each stored line"}},
+		{"compact", []string{`{"role":"event","content":"","event":"compaction","data":{"summary":"…","boundary_turn":TURN,`, `{"role":"user","context":"compaction","content":"…"}`, "Without --at the summary stands for every\nturn", "Branch B and every other branch are not\nchanged"}},
 		{"checkpoint", []string{`{"role":"event","content":"","event":"checkpoint","data":{"name":"NAME"}}`, "A\nname marked again moves"}},
 	} {
 		r := runIn(t, "", c.cmd, "--help")

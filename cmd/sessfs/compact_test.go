@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// compactOK runs a compaction that must succeed and change nothing that
+// was there: every branch there before is there after, by id, with the
+// same messages; it returns the new branch's name.
+func compactOK(s *store, stdin string, args ...string) string {
+	s.t.Helper()
+	before := allMessages(s, "s")
+	out := s.okStdin(stdin, "compact", args...)
+	after := allMessages(s, "s")
+	n, m := 0, 0
+	for id, msgs := range before {
+		if !slices.Equal(after[id], msgs) {
+			s.t.Errorf("compact %v: branch %s had %d messages, has %d, or others", args, id, len(msgs), len(after[id]))
+		}
+		n += len(msgs)
+	}
+	for _, msgs := range after {
+		m += len(msgs)
+	}
+	if len(after) != len(before)+1 || m <= n {
+		s.t.Errorf("compact %v: %d branches and %d messages before, %d and %d after", args, len(before), n, len(after), m)
+	}
+	return strings.TrimSuffix(out, "\n")
+}
+
+// sessfs compact makes a branch of the event line, the summary and the
+// turns after --at, from a file or standard input, and leaves every
+// branch as it was.
+func TestCompact(t *testing.T) {
+	s := newStore(t)
+	seed(s, "s") // 7 messages, 2 turns
+	main := s.messages("s")
+	file := filepath.Join(t.TempDir(), "summary.md")
+	if err := os.WriteFile(file, []byte("They asked a first question.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	name := compactOK(s, "", "--at", "1", "--summary", file, "s")
+	if name != "main-compact-1" {
+		t.Fatalf("compact printed %q", name)
+	}
+	got := s.messages("--branch", name, "s")
+	if len(got) != 6 {
+		t.Fatalf("the compacted branch has %d lines, want 6: %v", len(got), got)
+	}
+	ev, _ := got[0]["data"].(map[string]any)
+	if got[0]["role"] != "event" || got[0]["event"] != "compaction" || ev["summary"] != "They asked a first question." ||
+		ev["boundary_turn"] != 1.0 || ev["from_branch"] != "main" || ev["model"] != nil {
+		t.Errorf("the event line: %v", got[0])
+	}
+	if got[1]["role"] != "user" || got[1]["context"] != "compaction" || got[1]["content"] != "They asked a first question." {
+		t.Errorf("the summary: %v", got[1])
+	}
+	for i := 2; i < 6; i++ {
+		if got[i]["id"] != main[i+1]["id"] {
+			t.Errorf("line %d is not main's message %d: %v", i, i+1, got[i])
+		}
+	}
+	if out := s.ok("show", "--branch", name, "s"); !strings.Contains(out, "**compaction**") || !strings.Contains(out, "They asked a first question.") || strings.Contains(out, "Turn 2") {
+		t.Errorf("show of the compacted branch:\n%s", out)
+	}
+
+	// From standard input, the whole history, a name and a model given.
+	name = compactOK(s, "All of it.", "--summary", "-", "--model", "summarizer-1", "--name", "short", "s")
+	got = s.messages("--branch", "short", "s")
+	if ev, _ := got[0]["data"].(map[string]any); name != "short" || len(got) != 2 || ev["model"] != "summarizer-1" || ev["boundary_turn"] != 2.0 || got[1]["content"] != "All of it." {
+		t.Errorf("compact from stdin: %q, %v", name, got)
+	}
+	// A compacted branch compacts again.
+	if name := compactOK(s, "x", "--branch", "main-compact-1", "--summary", "-", "s"); name != "main-compact-1-compact-1" {
+		t.Errorf("compacting a compacted branch made %q", name)
+	}
+}
+
+// sessfs compact refuses, changing nothing, a turn the branch does not
+// have, a missing or blank summary and a name taken.
+func TestCompactRefuses(t *testing.T) {
+	s := newStore(t)
+	seed(s, "s")
+	s.fails(1, `turn 3: branch "main" has 2 turns (compact at 1 to 2)`, "x", "compact", "--at", "3", "--summary", "-", "s")
+	s.fails(2, "--at 0: turns count from 1", "x", "compact", "--at", "0", "--summary", "-", "s")
+	s.fails(2, "--summary FILE|- is required", "", "compact", "s")
+	s.fails(1, "summary must be text", " \n", "compact", "--summary", "-", "s")
+	s.fails(1, "no-such-file", "", "compact", "--summary", filepath.Join(t.TempDir(), "no-such-file"), "s")
+	s.fails(1, "exists", "x", "compact", "--name", "main", "--summary", "-", "s")
+	s.ok("new", "empty")
+	s.fails(1, `branch "main" has no turn to compact`, "x", "compact", "--summary", "-", "empty")
+	if got := allMessages(s, "s"); len(got) != 1 {
+		t.Errorf("refused compactions left branches: %v", got)
+	}
+}
