@@ -17,12 +17,13 @@ var branchFiles = []struct {
 	name   string
 	mode   uint32
 	kind   int
-	format format // a rendering's; append, turns and checkpoints are none
+	format format // a rendering's; append, events, turns and checkpoints are none
 }{
 	{"transcript.md", fileMode, kindTranscript, formatMarkdown},
 	{"transcript.html", fileMode, kindHTML, formatHTML},
 	{"transcript.redacted.md", fileMode, kindRedacted, formatRedacted},
 	{"messages.jsonl", fileMode, kindMessages, formatJSONL},
+	{"events.jsonl", fileMode, kindEvents, 0},
 	{"export.json", fileMode, kindExport, formatJSON},
 	{"tasks.json", fileMode, kindTasks, 0},
 	{"memory.json", fileMode, kindMemory, 0},
@@ -79,6 +80,8 @@ func branchFile(ctx context.Context, parent *fs.Inode, fsys *FS, ref branchRef, 
 			return child(ctx, parent, name, &turnsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, f.mode, ino(f.kind, ids...))
 		case kindCheckpoints:
 			return child(ctx, parent, name, &checkpointsDir{base: base{fsys: fsys}, ref: ref, ids: ids}, f.mode, ino(f.kind, ids...))
+		case kindEvents:
+			return child(ctx, parent, name, &eventsFile{base: base{fsys: fsys}, ref: ref}, f.mode, ino(f.kind, ids...))
 		}
 		return child(ctx, parent, name, newRenderedFile(fsys, ref, f.format, 0), f.mode, ino(f.kind, ids...))
 	}

@@ -46,6 +46,8 @@ const (
 	kindTmp         // tmp/, the ephemeral sessions (its sessions' numbers: FS.inoID)
 	kindCheckpoints // checkpoints/ of a branch (the session's: its default branch)
 	kindCheckpoint  // checkpoints/<name>: by the path's ids and the name
+	kindEvents      // events.jsonl of a branch (the session's: its default branch)
+	kindTurnInfo    // info.json of a turn
 )
 
 // inoID is what the inode numbers of session id's nodes hash: the id for
