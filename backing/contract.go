@@ -147,8 +147,10 @@ type View interface {
 	// how many are not, the count a person reads and types.
 	Events() int
 	Visible() int
-	// Typed is where the typed events are (Kind.Typed), ascending.
+	// Typed is where the typed events are (Kind.Typed), ascending;
+	// EventsAt where all the events are.
 	Typed() []int
+	EventsAt() []int
 	// VisibleBefore counts the visible messages in [0, i).
 	VisibleBefore(i int) int
 	// AfterVisible is the position just past the k-th visible message.

@@ -125,7 +125,8 @@ func FirstByte(b []byte) byte {
 	return b[0]
 }
 
-// Prepare validates raw and returns the line to store: compact JSON with
+// Prepare validates raw (a typed event's data too, by CheckEvent) and
+// returns the line to store: compact JSON with
 // "id" and "ts" added in front when absent, every other byte of every field
 // kept as given. It also returns the message's id, and whether the writer
 // gave it: only such an id can come again, in a retry.
@@ -135,6 +136,9 @@ func Prepare(raw []byte, now time.Time, max int64) (line []byte, id string, give
 	}
 	h, err := parseHeader(raw)
 	if err != nil {
+		return nil, "", false, err
+	}
+	if err := checkTyped(h, raw); err != nil {
 		return nil, "", false, err
 	}
 	var b bytes.Buffer

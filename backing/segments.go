@@ -142,12 +142,24 @@ func (s *Segments) Events() int {
 }
 
 // Typed is where the typed events are (Kind.Typed), ascending: what
-// events.jsonl, tasks.json, memory.json and checkpoints read, without
+// tasks.json, memory.json and checkpoints read, without
 // reading the messages around them.
 func (s *Segments) Typed() []int {
 	var out []int
 	for _, sp := range s.segs {
 		for _, i := range sp.typed {
+			out = append(out, sp.first+int(i))
+		}
+	}
+	return out
+}
+
+// EventsAt is where the events are (role EventRole, typed or imported),
+// ascending: what events.jsonl lists, found without reading a message.
+func (s *Segments) EventsAt() []int {
+	out := make([]int, 0, s.Events())
+	for _, sp := range s.segs {
+		for _, i := range sp.events {
 			out = append(out, sp.first+int(i))
 		}
 	}

@@ -1,5 +1,11 @@
 package backing
 
+import (
+	"bytes"
+	"sort"
+	"strconv"
+)
+
 // The turn rule, the one place it is written: a turn starts at a prompt
 // the human typed, a user message that is neither injected context nor
 // only tool results. Injected context is a message with a "context" field
@@ -14,8 +20,8 @@ type Kind struct {
 	Event   bool // role EventRole: kept, not part of the conversation
 	Context bool // injected context: it joins the turn it precedes
 	// Typed is an event of a kind, written through sessfs (not imported
-	// from an agent's file): what events.jsonl lists and tasks.json,
-	// memory.json and checkpoints read (events.go).
+	// from an agent's file): what tasks.json, memory.json, checkpoints
+	// and the interruption rule read (events.go).
 	Typed bool
 }
 
@@ -64,4 +70,234 @@ func TurnStart(i int, kind func(j int) Kind) int {
 		}
 	}
 	return start
+}
+
+// The interruption rule, the one place it is written: a turn is
+// interrupted when
+//
+//   - the harness says so: a turn_end with "interrupted": true, or a
+//     run_errored (events.go), in the turn;
+//   - the agent's own file says so, in an imported session: Codex's
+//     turn_aborted event in the turn, or a note that the user interrupted
+//     the agent (Claude Code's "[Request interrupted by user…]", Codex's
+//     <turn_aborted>: injected context of kind "interruption") right after
+//     the turn's last message;
+//   - or it was cut off: it has no turn_end, a later turn began, and an
+//     earlier turn of the branch had a turn_end. A branch that never
+//     writes turn_end (an imported session, most harnesses) has no turn
+//     cut off, and a turn_end written for the first time in a later turn
+//     does not mark the turns before it.
+//
+// The last of a turn's outcome lines decides: a turn_end without
+// "interrupted" or a run_completed after a run_errored says the turn went
+// on and finished. Endings applies the rule reading a branch in order,
+// TurnEnding to one turn of a view.
+
+// Ending is how a turn ended, as its branch records it.
+type Ending struct {
+	Ended       bool   `json:"ended"` // a turn_end closed it
+	Interrupted bool   `json:"interrupted"`
+	Reason      string `json:"reason,omitempty"` // why, when the branch says
+	// CutOff: interrupted by the last rule, which no line of the turn
+	// shows (a transcript marks it where the next turn begins).
+	CutOff bool `json:"cut_off,omitempty"`
+}
+
+// Note is how a transcript marks turn k interrupted where no line of it
+// does; "" when it need not.
+func (e Ending) Note(k int) string {
+	if !e.CutOff {
+		return ""
+	}
+	return "turn " + strconv.Itoa(k) + " was interrupted: it has no turn_end"
+}
+
+// outcome is what one stored line says of its turn's end.
+type outcome struct {
+	ended       bool // a turn_end
+	interrupted bool
+	reason      string
+	before      bool   // a note: it marks the turn of the message before it
+	shown       string // what a transcript shows of it, an event it would leave out
+}
+
+// outcomeOf reads a stored line as an outcome line; false for any other.
+func outcomeOf(raw []byte) (outcome, bool) {
+	var role, event, ctx string
+	var data, source []byte
+	typed := true
+	EachMember(raw, func(key string, v []byte) {
+		switch key {
+		case "role":
+			role = stringOf(v)
+		case "event":
+			event = stringOf(v)
+		case "context":
+			ctx = stringOf(v)
+		case "data":
+			data = v
+		case "source":
+			source = v
+		case "source_seq":
+			typed = false
+		}
+	})
+	switch {
+	case role != EventRole:
+		return outcome{interrupted: true, reason: "interrupted by the user", before: true}, ctx == "interruption"
+	case !typed:
+		if event != "event_msg/turn_aborted" {
+			return outcome{}, false
+		}
+		var payload []byte
+		EachMember(source, func(key string, v []byte) {
+			if key == "payload" {
+				payload = v
+			}
+		})
+		return outcome{interrupted: true, reason: eventString(payload, "reason"), shown: "turn aborted"}, true
+	case event == EventTurnEnd:
+		o := outcome{ended: true, reason: eventString(data, "reason")}
+		EachMember(data, func(key string, v []byte) {
+			if key == "interrupted" {
+				o.interrupted = string(bytes.TrimSpace(v)) == "true"
+			}
+		})
+		if o.interrupted {
+			o.shown = "turn interrupted"
+		}
+		return o, true
+	case event == EventRunErrored:
+		return outcome{interrupted: true, reason: eventString(data, "error"), shown: "run errored"}, true
+	case event == EventRunCompleted:
+		return outcome{}, true
+	}
+	return outcome{}, false
+}
+
+// InterruptionNote is how a transcript shows a line that marks its turn
+// interrupted and shows nothing else (an event): "turn interrupted: …",
+// "run errored: …", "turn aborted: …"; "" for any other line.
+func InterruptionNote(raw []byte) string {
+	o, _ := outcomeOf(raw)
+	if o.shown == "" || o.reason == "" {
+		return o.shown
+	}
+	return o.shown + ": " + o.reason
+}
+
+// take applies an outcome line to the turn's ending so far.
+func (e *Ending) take(o outcome) {
+	e.Ended = e.Ended || o.ended
+	e.Interrupted, e.Reason = o.interrupted, o.reason
+	if !o.interrupted {
+		e.Reason = ""
+	}
+}
+
+// Endings applies the interruption rule to a branch's messages, given in
+// order from its first (as View.Read returns them): how each turn ended.
+// The zero value is ready to use.
+type Endings struct {
+	turn int // the turn being read: the last one given
+	cur  Ending
+	uses bool     // a turn before the current one had a turn_end
+	base int      // the turn done[0] is, less one
+	done []Ending // the turns a later turn followed
+}
+
+// Add reads the next message.
+func (e *Endings) Add(m Message) {
+	o, ok := outcomeOf(m.Raw)
+	if ok && o.before {
+		// The turn of the message before it, which it is still in if
+		// it opens a turn (context joins the turn it precedes).
+		e.cur.take(o)
+		ok = false
+	}
+	for e.turn < m.Turn {
+		e.finish()
+	}
+	if ok {
+		e.cur.take(o)
+	}
+}
+
+// finish closes the current turn: a later one began.
+func (e *Endings) finish() {
+	if e.turn > e.base {
+		c := e.cur
+		if !c.Ended && !c.Interrupted && e.uses {
+			c.Interrupted, c.CutOff = true, true
+		}
+		e.uses = e.uses || c.Ended
+		e.done = append(e.done, c)
+	}
+	e.turn++
+	e.cur = Ending{}
+}
+
+// Turn is how turn k ended, as far as the messages given say: a turn a
+// later one followed is final; the last one given has only what its own
+// lines say (it is never cut off). False for a turn not given yet.
+func (e *Endings) Turn(k int) (Ending, bool) {
+	switch {
+	case k > e.base && k <= e.base+len(e.done):
+		return e.done[k-e.base-1], true
+	case k == e.turn && k > e.base:
+		return e.cur, true
+	}
+	return Ending{}, false
+}
+
+// Finished is how each turn a later one followed ended: Finished()[k-1]
+// is turn k's. The slice is shared and only grows: callers only read it.
+// For an Endings given a branch from its first message.
+func (e *Endings) Finished() []Ending { return e.done[:len(e.done):len(e.done)] }
+
+// TurnEnding is how turn k of v ended: it reads the turn, the message
+// after it and, when the turn has no turn_end, the typed events before it
+// back to the nearest turn_end: the turn's size, not the branch's.
+func TurnEnding(v View, k int) (Ending, error) {
+	from, to, err := v.TurnRange(k)
+	if err != nil {
+		return Ending{}, err
+	}
+	e := Endings{turn: k - 1, base: k - 1}
+	next := to
+	if k < v.Turns() {
+		next++ // the next turn's first message: a note marks this turn
+	}
+	for i := from; i < next; i += readBatch {
+		msgs, err := v.Read(i, min(i+readBatch, next))
+		if err != nil {
+			return Ending{}, err
+		}
+		for _, m := range msgs {
+			if m.Turn > k { // a later turn began: first, the rule's premise
+				if e.uses, err = usesTurnEnd(v, from); err != nil {
+					return Ending{}, err
+				}
+			}
+			e.Add(m)
+		}
+	}
+	end, _ := e.Turn(k)
+	return end, nil
+}
+
+// usesTurnEnd reports whether a typed event before message i is a
+// turn_end, reading them from the nearest back.
+func usesTurnEnd(v View, i int) (bool, error) {
+	typed := v.Typed()
+	for j := sort.SearchInts(typed, i) - 1; j >= 0; j-- {
+		msgs, err := v.Read(typed[j], typed[j]+1)
+		if err != nil {
+			return false, err
+		}
+		if o, ok := outcomeOf(msgs[0].Raw); ok && o.ended {
+			return true, nil
+		}
+	}
+	return false, nil
 }

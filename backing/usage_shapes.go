@@ -50,10 +50,14 @@ func readUsage(line []byte) (f usageFacts) {
 	if !json.Valid(line) {
 		return f
 	}
-	var id string
-	var usage, source []byte
+	var id, event string
+	var usage, source, data []byte
 	EachMember(line, func(k string, v []byte) {
 		switch k {
+		case "event":
+			event = stringOf(v)
+		case "data":
+			data = v
 		case "id":
 			id = stringOf(v)
 		case "ts":
@@ -66,6 +70,15 @@ func readUsage(line []byte) (f usageFacts) {
 			source = v
 		}
 	})
+	if (event == EventUsage || event == EventConfigChanged) && FirstByte(data) == '{' && source == nil {
+		if m := eventString(data, "model"); m != "" {
+			f.model = m
+		}
+		if event == EventConfigChanged {
+			return f
+		}
+		usage = data
+	}
 	if FirstByte(usage) == '{' {
 		n := counts(usage, "input", "output", "cache_read", "cache_write", "reasoning")
 		f.u = Usage{Input: n[0], Output: n[1], CacheRead: n[2], CacheWrite: n[3], Reasoning: n[4]}

@@ -17,12 +17,13 @@ var branchFiles = []struct {
 	name   string
 	mode   uint32
 	kind   int
-	format format // a rendering's; append, turns, checkpoints, compaction.json are none
+	format format // a rendering's; append, events, turns, checkpoints, compaction.json are none
 }{
 	{"transcript.md", fileMode, kindTranscript, formatMarkdown},
 	{"transcript.html", fileMode, kindHTML, formatHTML},
 	{"transcript.redacted.md", fileMode, kindRedacted, formatRedacted},
 	{"messages.jsonl", fileMode, kindMessages, formatJSONL},
+	{"events.jsonl", fileMode, kindEvents, 0},
 	{"export.json", fileMode, kindExport, formatJSON},
 	{"tasks.json", fileMode, kindTasks, 0},
 	{"memory.json", fileMode, kindMemory, 0},
@@ -83,6 +84,8 @@ func branchFile(ctx context.Context, parent *fs.Inode, fsys *FS, ref branchRef, 
 		case kindCompaction:
 			doc := &compactionDoc{ref: ref}
 			return child(ctx, parent, name, &docFile{base: base{fsys: fsys}, doc: doc.doc}, f.mode, ino(f.kind, ids...))
+		case kindEvents:
+			return child(ctx, parent, name, &eventsFile{base: base{fsys: fsys}, ref: ref}, f.mode, ino(f.kind, ids...))
 		}
 		return child(ctx, parent, name, newRenderedFile(fsys, ref, f.format, 0), f.mode, ino(f.kind, ids...))
 	}

@@ -47,6 +47,8 @@ const (
 	kindCheckpoints // checkpoints/ of a branch (the session's: its default branch)
 	kindCheckpoint  // checkpoints/<name>: by the path's ids and the name
 	kindCompaction  // compaction.json of a branch (the session's: its default branch)
+	kindEvents      // events.jsonl of a branch (the session's: its default branch)
+	kindTurnInfo    // info.json of a turn
 )
 
 // inoID is what the inode numbers of session id's nodes hash: the id for

@@ -125,8 +125,9 @@ type span struct {
 	v          backing.View
 	off        []int64
 	from, to   int
-	head, tail []byte  // what frames the pieces (frame.go)
-	key        sizeKey // the branch and format: what off is cached under
+	head, tail []byte           // what frames the pieces (frame.go)
+	key        sizeKey          // the branch and format: what off is cached under
+	ended      []backing.Ending // how the turns before the last ended, for the pieces' notes
 }
 
 func (s span) pieces() int64 { return s.off[s.to] - s.off[s.from] }
@@ -160,7 +161,7 @@ func (n *renderedFile) span(fresh bool) (span, error) {
 		}
 	}
 	sp.key = sizeKey{n.ref.key(v), n.format}
-	sp.off, err = n.sizeCache(sp.key).offsets(v, n.format)
+	sp.off, sp.ended, err = n.sizeCache(sp.key).offsets(v, n.format)
 	return sp, err
 }
 
@@ -366,7 +367,7 @@ func (n *renderedFile) readPieces(sp span, buf []byte, from, to int64) ([]byte, 
 		case i >= hi:
 			piece = keptLast
 		default:
-			piece = n.format.render(msgs[i-lo])
+			piece = n.format.render(msgs[i-lo], sp.ended)
 			if len(piece) >= bigPieceMin && (sp.off[i] < start || sp.off[i+1] > end) {
 				// The last one wins: reads go forward.
 				keep = &bigPiece{id: sp.pieceID(i), piece: piece}

@@ -47,8 +47,10 @@ func TestBigPieceOnePerMount(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := append([]byte(nil), sp.head...)
+		var ends backing.Endings
 		for _, m := range msgs {
-			want = append(want, n.format.render(m)...)
+			ends.Add(m)
+			want = append(want, n.format.render(m, ends.Finished())...)
 		}
 		want = append(want, sp.tail...)
 		var got []byte

@@ -101,9 +101,13 @@ func wholeRendering(t *testing.T, s backing.Session, branch string, f format, tu
 			head, tail = render.JSONHead(render.JSONParts{Meta: meta, Tasks: []byte("{}"), Memory: []byte("{}"), Branches: bj, Branch: v.Branch().ID}), render.JSONTail()
 		}
 	}
+	var ends backing.Endings // the turns' endings, read from the first message
+	for _, m := range all {
+		ends.Add(m)
+	}
 	e := expected{data: append([]byte(nil), head...), bounds: []int64{int64(len(head))}}
 	for _, m := range all[from:to] {
-		e.data = append(e.data, f.render(m)...)
+		e.data = append(e.data, f.render(m, ends.Finished())...)
 		e.bounds = append(e.bounds, int64(len(e.data)))
 	}
 	e.data = append(e.data, tail...)

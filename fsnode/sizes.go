@@ -20,11 +20,10 @@ const (
 	formatRedacted
 )
 
-func (f format) render(m backing.Message) []byte {
-	rm := render.Message{Raw: m.Raw}
-	if m.TurnStart {
-		rm.Turn = m.Turn
-	}
+// render is message m's piece; ended is how the turns before it ended
+// (backing.Endings.Finished), for its note.
+func (f format) render(m backing.Message, ended []backing.Ending) []byte {
+	rm := PieceMessage(m, ended)
 	switch f {
 	case formatJSONL:
 		return render.JSONL(rm)
@@ -46,15 +45,17 @@ type sizeKey struct {
 
 // sizeCache holds, for one branch and format, the byte offset of each
 // message's piece in the rendering: off[i] is where message i starts and
-// off[n] is the size. It is built once and extended as the branch grows,
+// off[n] is the size; and, read on the way, how its turns ended (the
+// interruption rule), which the pieces' notes say. It is built once and extended as the branch grows,
 // so a read at any offset finds its first message by binary search and
 // renders only what it returns. It is kept while a rendering the kernel
 // holds uses it (users, under FS.mu), and dropped with the last one.
 type sizeCache struct {
 	users int
 
-	mu  sync.Mutex
-	off []int64
+	mu   sync.Mutex
+	off  []int64
+	ends backing.Endings
 }
 
 // holdSizes returns the cache of k, counting one more user.
@@ -85,14 +86,15 @@ func (f *FS) dropSizes(k sizeKey) {
 	}
 }
 
-// offsets returns the piece offsets of v's messages in format ft. The
-// slice is shared: callers only read it.
-func (c *sizeCache) offsets(v backing.View, ft format) ([]int64, error) {
+// offsets returns the piece offsets of v's messages in format ft, and
+// how the turns a later one followed ended. The slices are shared:
+// callers only read them.
+func (c *sizeCache) offsets(v backing.View, ft format) ([]int64, []backing.Ending, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := v.Len()
 	if n < len(c.off)-1 { // the log was repaired and shrank: start over
-		c.off = []int64{0}
+		c.off, c.ends = []int64{0}, backing.Endings{}
 	}
 	const batch = 1024
 	for have := len(c.off) - 1; have < n; have = len(c.off) - 1 {
@@ -107,11 +109,12 @@ func (c *sizeCache) offsets(v backing.View, ft format) ([]int64, error) {
 		}
 		msgs, err := v.Read(have, to)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, m := range msgs {
-			c.off = append(c.off, c.off[len(c.off)-1]+int64(len(ft.render(m))))
+			c.ends.Add(m)
+			c.off = append(c.off, c.off[len(c.off)-1]+int64(len(ft.render(m, c.ends.Finished()))))
 		}
 	}
-	return c.off[: n+1 : n+1], nil
+	return c.off[: n+1 : n+1], c.ends.Finished(), nil
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/sessfs/sessfs/backing"
 )
 
-// turnDir is turns/<n>/: the turn's messages.jsonl, transcript.md and
-// usage.json, and fork/, where `mkdir fork/<x>` forks the branch after
+// turnDir is turns/<n>/: the turn's messages.jsonl, transcript.md,
+// usage.json and info.json (turn_info.go), and fork/, where `mkdir fork/<x>` forks the branch after
 // this turn.
 type turnDir struct {
 	base
@@ -103,6 +103,7 @@ func (n *turnDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		entry("transcript.md", fileMode, ino(kindTurnTranscript, n.ids...)),
 		entry("messages.jsonl", fileMode, ino(kindTurnMessages, n.ids...)),
 		entry("usage.json", fileMode, ino(kindTurnUsage, n.ids...)),
+		entry("info.json", fileMode, ino(kindTurnInfo, n.ids...)),
 		entry("fork", syscall.S_IFDIR, ino(kindFork, n.ids...)),
 	}), 0
 }
@@ -116,6 +117,9 @@ func (n *turnDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		in = child(ctx, &n.Inode, name, newRenderedFile(n.fsys, n.ref, formatJSONL, n.turn), fileMode, ino(kindTurnMessages, n.ids...))
 	case "usage.json":
 		in = usageChild(ctx, n.fsys, &n.Inode, &usageDoc{s: n.ref.s, scope: usageTurn, ref: n.ref, turn: n.turn}, n.ids...)
+	case "info.json":
+		d := &turnInfo{ref: n.ref, turn: n.turn, clock: &n.clock}
+		in = child(ctx, &n.Inode, name, &docFile{base: base{fsys: n.fsys}, doc: d.doc}, fileMode, ino(kindTurnInfo, n.ids...))
 	case "fork":
 		in = child(ctx, &n.Inode, name, &forkDir{base: base{fsys: n.fsys}, ref: n.ref, turn: n.turn}, syscall.S_IFDIR, ino(kindFork, n.ids...))
 	default:

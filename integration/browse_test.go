@@ -34,7 +34,7 @@ func TestBrowseListing(t *testing.T) {
 	}
 
 	// ls -l: names and types (d or -) of a session folder's entries.
-	want = []string{"append -", "branches d", "branches.txt -", "checkpoints d", "compaction.json -", "export.json -", "memory.json -", "messages.jsonl -", "meta.json -", "tasks.json -", "transcript.html -", "transcript.md -", "transcript.redacted.md -", "turns d", "usage.json -"}
+	want = []string{"append -", "branches d", "branches.txt -", "checkpoints d", "compaction.json -", "events.jsonl -", "export.json -", "memory.json -", "messages.jsonl -", "meta.json -", "tasks.json -", "transcript.html -", "transcript.md -", "transcript.redacted.md -", "turns d", "usage.json -"}
 	var entries []string
 	for _, l := range lines(run(t, "ls", "-l", m.P("alpha"))) {
 		f := strings.Fields(l)
@@ -51,14 +51,14 @@ func TestBrowseListing(t *testing.T) {
 	if got := ls(t, m.P("alpha", "branches")); !slices.Equal(got, []string{"main"}) {
 		t.Errorf("ls branches = %q, want [main]", got)
 	}
-	want = []string{"append", "checkpoints", "compaction.json", "export.json", "info.json", "memory.json", "messages.jsonl", "since-fork.jsonl", "tasks.json", "transcript.html", "transcript.md", "transcript.redacted.md", "turns", "usage.json"}
+	want = []string{"append", "checkpoints", "compaction.json", "events.jsonl", "export.json", "info.json", "memory.json", "messages.jsonl", "since-fork.jsonl", "tasks.json", "transcript.html", "transcript.md", "transcript.redacted.md", "turns", "usage.json"}
 	if got := ls(t, m.P("alpha", "branches", "main")); !slices.Equal(got, want) {
 		t.Errorf("ls branches/main = %q, want %q", got, want)
 	}
 	if got := ls(t, m.P("alpha", "turns")); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("ls turns = %q, want [1 2] (two user questions)", got)
 	}
-	want = []string{"fork", "messages.jsonl", "transcript.md", "usage.json"}
+	want = []string{"fork", "info.json", "messages.jsonl", "transcript.md", "usage.json"}
 	if got := ls(t, m.P("alpha", "turns", "2")); !slices.Equal(got, want) {
 		t.Errorf("ls turns/2 = %q, want %q", got, want)
 	}

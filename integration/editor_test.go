@@ -12,7 +12,7 @@ import (
 
 // sessionFiles are the names a session folder lists when it holds no
 // editor's temporary.
-var sessionFiles = []string{"append", "branches", "branches.txt", "checkpoints", "compaction.json", "export.json", "memory.json", "messages.jsonl", "meta.json", "tasks.json", "transcript.html", "transcript.md", "transcript.redacted.md", "turns", "usage.json"}
+var sessionFiles = []string{"append", "branches", "branches.txt", "checkpoints", "compaction.json", "events.jsonl", "export.json", "memory.json", "messages.jsonl", "meta.json", "tasks.json", "transcript.html", "transcript.md", "transcript.redacted.md", "turns", "usage.json"}
 
 // needProgram skips a test whose program is not installed, or fails it
 // under SESSFS_REQUIRE_FUSE=1 (CI installs vim, nano, emacs-nox and rsync).

@@ -151,6 +151,7 @@ ul.todos { list-style: none; padding-left: .5rem; margin: .35rem 0; }
 ul.todos .done { color: var(--muted); }
 .msg.context { padding: .15rem .9rem; border-style: dashed; }
 .msg.compaction { border: 2px dashed var(--accent); }
+.mark { color: var(--accent); font-style: italic; margin: .4rem .9rem; }
 .msg.compaction .role { color: var(--accent); }
 dl.session { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem;
   margin: 0 0 1.5rem; font-size: .9rem; color: var(--muted); }
@@ -175,11 +176,15 @@ pre { margin: .35rem 0; padding: .5rem .7rem; background: var(--box); border: 1p
 // depends only on m.
 func HTML(m Message) []byte {
 	var b strings.Builder
+	o, ok := parseObject(m.Raw)
+	event := ok && isEvent(o)
+	if m.Note != "" && !event {
+		b.WriteString(htmlMark(m.Note))
+	}
 	if m.Turn > 0 {
 		n := strconv.Itoa(m.Turn)
 		b.WriteString("<h2 id=\"turn-" + n + "\">Turn " + n + "</h2>\n")
 	}
-	o, ok := parseObject(m.Raw)
 	if !ok {
 		// As in Markdown: a damaged or foreign line shows up, escaped.
 		b.WriteString("<article class=\"msg unreadable\">\n")
@@ -188,7 +193,10 @@ func HTML(m Message) []byte {
 		b.WriteString("\n</article>\n")
 		return []byte(b.String())
 	}
-	if isEvent(o) {
+	if event {
+		if m.Note != "" {
+			b.WriteString(htmlMark(m.Note))
+		}
 		return []byte(b.String())
 	}
 	switch k := contextKind(o); {
@@ -241,6 +249,11 @@ func htmlContext(kind string, o object) string {
 	return "<article class=\"msg context\">\n<details class=\"context\"><summary>context: " +
 		htmlEscape(shorten(kind)) + " · " + sizeText(contentSize(o["content"])) + htmlTSPart(o) + "</summary>\n" +
 		body(o, htmlStyle{}) + "\n</details>\n</article>\n"
+}
+
+// htmlMark is a note the caller adds (Message.Note), as Markdown's.
+func htmlMark(note string) string {
+	return "<p class=\"mark\">" + htmlEscape(oneLine(shorten(note))) + "</p>\n"
 }
 
 // htmlCompaction marks where the conversation was compacted, with the

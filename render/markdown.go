@@ -14,15 +14,24 @@ import (
 // compaction a marker with its summary collapsed. The piece always ends
 // with exactly one blank line, so pieces concatenate into a well-formed
 // document (see the package doc); an event's piece is empty (its turn
-// heading aside, which events never start).
+// heading aside, which events never start), or its Note.
 func Markdown(m Message) []byte {
 	var b strings.Builder
+	o, ok := parseObject(m.Raw)
+	event := ok && isEvent(o)
+	if m.Note != "" && !event {
+		b.WriteString(markdownNote(m.Note) + "\n\n")
+	}
 	if m.Turn > 0 {
 		b.Write(heading(m.Turn))
 	}
-	if o, ok := parseObject(m.Raw); ok {
-		if isEvent(o) {
-			return []byte(b.String())
+	if ok {
+		if event {
+			if m.Note == "" {
+				return []byte(b.String())
+			}
+			b.WriteString(markdownNote(m.Note))
+			return finish(b.String())
 		}
 		switch k := contextKind(o); {
 		case k == "compaction":
@@ -67,6 +76,12 @@ func finish(s string) []byte {
 		return []byte(s)
 	}
 	return bytes.ToValidUTF8([]byte(s), []byte("\uFFFD"))
+}
+
+// markdownNote is a note the caller adds (Message.Note) in one line:
+// "_[turn interrupted: Esc]_".
+func markdownNote(note string) string {
+	return "_[" + escapeInline(shorten(note)) + "]_"
 }
 
 // markdownContext is injected context in one line, what it is and how

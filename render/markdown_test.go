@@ -583,3 +583,32 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 	checkGolden(t, filepath.Join("testdata", "markdown", "sample.md"), b.String())
 }
+
+// A note the caller adds: on an event, the event's one line (an
+// interruption), else nothing as before; on a message, a line before it
+// and its turn's heading (the turn before was cut off). HTML shows the
+// same, escaped, and the piece rules hold.
+func TestNotes(t *testing.T) {
+	ev := Message{Raw: []byte(`{"role":"event","content":"","event":"turn_end","data":{"interrupted":true}}`), Note: "turn interrupted: user *pressed* Esc"}
+	got := Markdown(ev)
+	if string(got) != "_[turn interrupted: user \\*pressed\\* Esc]_\n\n" {
+		t.Errorf("event with a note = %q", got)
+	}
+	checkPiece(t, ev, got)
+	next := Message{Raw: []byte(`{"role":"user","content":"go on"}`), Turn: 3, Note: "turn 2 was interrupted: it has no turn_end"}
+	got = Markdown(next)
+	if want := "_[turn 2 was interrupted: it has no turn\\_end]_\n\n## Turn 3\n\n**user**\n\ngo on\n\n"; string(got) != want {
+		t.Errorf("turn start with a note = %q\nwant %q", got, want)
+	}
+	checkPiece(t, next, got)
+	if h := string(HTML(ev)); h != "<p class=\"mark\">turn interrupted: user *pressed* Esc</p>\n" {
+		t.Errorf("HTML event with a note = %q", h)
+	}
+	ev.Note = "<script>"
+	if h := string(HTML(ev)); strings.Contains(h, "<script>") {
+		t.Errorf("HTML note not escaped: %q", h)
+	}
+	if h := string(HTML(next)); !strings.HasPrefix(h, "<p class=\"mark\">turn 2 was interrupted: it has no turn_end</p>\n<h2 id=\"turn-3\">") {
+		t.Errorf("HTML turn start with a note = %q", h)
+	}
+}

@@ -10,6 +10,13 @@ import (
 type Message struct {
 	Raw  []byte // the stored JSON object, one line, no trailing newline
 	Turn int    // n > 0 when this message starts turn n; 0 when it continues a turn
+	// Note is a mark the caller adds, one line: on an event, what a
+	// transcript shows of it (a turn interrupted, a run errored), which
+	// is otherwise nothing; on another message, a note on the turn
+	// before, shown before the message and its heading (the turn before
+	// it was cut off). The caller decides it from the message and what
+	// came before it, never what comes after, so a piece never changes.
+	Note string
 }
 
 // object is a JSON object whose values are kept raw: fields are decoded only

@@ -35,7 +35,8 @@ func testViews(t *testing.T, open Opener) {
 
 // viewTyped: Typed is where the typed events are, events of a kind
 // written through sessfs, not an imported line's nor an event without a
-// kind; a fork has those before its fork point.
+// kind; EventsAt is where every event is; a fork has those before its
+// fork point.
 func viewTyped(t *testing.T, st backing.Store) {
 	s := newSession(t, st, "s")
 	typed := func(kind string) []byte {
@@ -53,10 +54,16 @@ func viewTyped(t *testing.T, st backing.Store) {
 	if got := view(t, s, "").Typed(); !slices.Equal(got, []int{1, 6}) {
 		t.Errorf("Typed = %v, want [1 6]", got)
 	}
+	if got := view(t, s, "").EventsAt(); !slices.Equal(got, []int{1, 2, 3, 4, 6}) {
+		t.Errorf("EventsAt = %v, want [1 2 3 4 6]", got)
+	}
 	x := fork(t, s, "", 3, "x")
 	appendOK(t, s, x.ID, typed("checkpoint"))
 	if got := view(t, s, x.ID).Typed(); !slices.Equal(got, []int{1, 3}) {
 		t.Errorf("Typed of a fork at 3 with one of its own = %v, want [1 3]", got)
+	}
+	if got := view(t, s, x.ID).EventsAt(); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Errorf("EventsAt of a fork at 3 with one of its own = %v, want [1 2 3]", got)
 	}
 	if v := view(t, s, x.ID); v.Events() != 3 || v.Visible() != 1 {
 		t.Errorf("the fork has %d events, %d visible; want 3 and 1", v.Events(), v.Visible())

@@ -69,16 +69,18 @@ header.`)
 }
 
 // writeMessages renders messages [from, to) of v to w, showChunk at a time.
+// Each piece carries its heading and note as the mount's (fsnode.Pieces).
 func writeMessages(w *bufio.Writer, v backing.View, from, to int, renderFn func(render.Message) []byte) error {
+	pieces := fsnode.NewPieces(v, from)
 	for i := from; i < to; i += showChunk {
 		msgs, err := v.Read(i, min(i+showChunk, to))
 		if err != nil {
 			return err
 		}
 		for _, m := range msgs {
-			rm := render.Message{Raw: m.Raw}
-			if m.TurnStart {
-				rm.Turn = m.Turn
+			rm, err := pieces.Next(m)
+			if err != nil {
+				return err
 			}
 			if _, err := w.Write(renderFn(rm)); err != nil {
 				return err

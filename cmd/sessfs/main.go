@@ -64,6 +64,7 @@ func commands() []command {
 		{"merge", "merge a branch into another: append its messages, or replace the history", runMerge},
 		{"checkpoint", "mark the head of a branch with a name, or list the marks", runCheckpoint},
 		{"compact", "make a branch that starts with a summary of a branch's earlier turns", runCompact},
+		{"event", "append a typed event (usage, turn_end, run_errored, …) to a branch", runEvent},
 		{"replay", "play a branch at the pace it was written, from a turn or checkpoint", runReplay},
 		{"usage", "report the tokens sessions spent and their cost, by day, project, model or session", runUsage},
 		{"branch", "rename or remove a branch (branch rename | branch rm)", runBranch},

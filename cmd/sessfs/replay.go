@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/fsnode"
 	"github.com/sessfs/sessfs/render"
 )
 
@@ -52,15 +53,20 @@ func (r *replay) wait(prev, t time.Time) time.Duration {
 func (r *replay) run() error {
 	var prev time.Time
 	first := true // the first message printed, which shows its turn
+	pieces := fsnode.NewPieces(r.v, r.from)
 	for i := r.from; i < r.to; i += showChunk {
 		msgs, err := r.v.Read(i, min(i+showChunk, r.to))
 		if err != nil {
 			return err
 		}
 		for _, m := range msgs {
-			piece := r.piece(m, first)
-			if piece == nil {
-				continue // an event: the transcript shows nothing of it
+			rm, err := pieces.Next(m)
+			if err != nil {
+				return err
+			}
+			piece := r.piece(m, rm, first)
+			if len(piece) == 0 {
+				continue // an event the transcript shows nothing of
 			}
 			first = false
 			if t, ok := backing.MessageTime(m.Raw); ok {
@@ -86,18 +92,17 @@ func (r *replay) run() error {
 }
 
 // piece is what message m prints: its line of messages.jsonl, or its
-// piece of transcript.md, nil for an event there. A replay that starts
-// inside a turn (at a checkpoint) shows that turn's heading on the first
-// message it prints, so the reader knows where it is.
-func (r *replay) piece(m backing.Message, first bool) []byte {
-	rm := render.Message{Raw: m.Raw}
+// piece of transcript.md (rm, as fsnode.Pieces gives it), empty for an
+// event there but one that marks its turn interrupted. A replay that
+// starts inside a turn (at a checkpoint) shows that turn's heading on
+// the first message it prints, so the reader knows where it is.
+func (r *replay) piece(m backing.Message, rm render.Message, first bool) []byte {
 	if r.jsonl {
 		return render.JSONL(rm)
 	}
 	if k, _, err := backing.Classify(m.Raw); err == nil && k.Event {
-		return nil
-	}
-	if m.TurnStart || first {
+		rm.Turn = 0 // the heading goes on the first message printed
+	} else if first {
 		rm.Turn = m.Turn
 	}
 	return render.Markdown(rm)
