@@ -1,7 +1,6 @@
 package backing
 
 import (
-	"bytes"
 	"sort"
 	"strconv"
 )
@@ -149,20 +148,11 @@ func outcomeOf(raw []byte) (outcome, bool) {
 		if event != "event_msg/turn_aborted" {
 			return outcome{}, false
 		}
-		var payload []byte
-		EachMember(source, func(key string, v []byte) {
-			if key == "payload" {
-				payload = v
-			}
-		})
+		payload := Members(source, "payload")[0]
 		return outcome{interrupted: true, reason: eventString(payload, "reason"), shown: "turn aborted"}, true
 	case event == EventTurnEnd:
 		o := outcome{ended: true, reason: eventString(data, "reason")}
-		EachMember(data, func(key string, v []byte) {
-			if key == "interrupted" {
-				o.interrupted = string(bytes.TrimSpace(v)) == "true"
-			}
-		})
+		o.interrupted = string(Members(data, "interrupted")[0]) == "true"
 		if o.interrupted {
 			o.shown = "turn interrupted"
 		}
