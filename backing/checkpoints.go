@@ -44,7 +44,7 @@ func CheckpointEvent(name string) ([]byte, error) {
 		return nil, err
 	}
 	n, _ := json.Marshal(name) // a valid name: cannot fail
-	return fmt.Appendf(nil, `{"role":%q,"content":"","event":%q,"data":{"name":%s}}`, EventRole, EventCheckpoint, n), nil
+	return eventLine(EventCheckpoint, fmt.Appendf(nil, `{"name":%s}`, n)), nil
 }
 
 // Checkpoints lists the checkpoints of the branch v shows, in the order

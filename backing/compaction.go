@@ -86,15 +86,11 @@ func CompactionLines(c Compaction) ([][]byte, error) {
 	if !utf8.ValidString(c.Summary) || strings.TrimSpace(c.Summary) == "" {
 		return nil, Sentencef(ErrInvalid, "a compaction's summary must be text in UTF-8, not empty")
 	}
-	event, err := json.Marshal(struct {
-		Role    string         `json:"role"`
-		Content string         `json:"content"`
-		Event   string         `json:"event"`
-		Data    compactionData `json:"data"`
-	}{EventRole, "", EventCompaction, compactionData{c.Summary, c.BoundaryTurn, c.FromBranch, c.FromBranchID, c.Model}})
+	data, err := json.Marshal(compactionData{c.Summary, c.BoundaryTurn, c.FromBranch, c.FromBranchID, c.Model})
 	if err != nil {
 		return nil, err
 	}
+	event := eventLine(EventCompaction, data)
 	summary, err := json.Marshal(struct {
 		Role    string `json:"role"`
 		Context string `json:"context"`
@@ -203,7 +199,7 @@ func compactionOf(raw []byte) (Compaction, bool) {
 	switch k := kindOf(h); {
 	case k.Typed && stringOf(h.Event) == EventCompaction:
 		c = Compaction{Kind: CompactionSessfs}
-		if !EachMember(memberOf(raw, "data"), func(key string, v []byte) {
+		if !EachMember(Members(raw, "data")[0], func(key string, v []byte) {
 			switch key {
 			case "summary":
 				c.Summary = stringOf(v)
@@ -235,19 +231,8 @@ func compactionOf(raw []byte) (Compaction, bool) {
 // says of an imported compaction: Codex's line type, Claude Code's
 // system subtype, or its summary flag; "" when it says none of these.
 func importedMarker(raw []byte) string {
-	source := memberOf(raw, "source")
-	var typ, subtype string
-	summary := false
-	EachMember(source, func(key string, v []byte) {
-		switch key {
-		case "type":
-			typ = stringOf(v)
-		case "subtype":
-			subtype = stringOf(v)
-		case "isCompactSummary":
-			summary = string(bytes.TrimSpace(v)) == "true"
-		}
-	})
+	f := Members(Members(raw, "source")[0], "type", "subtype", "isCompactSummary")
+	typ, subtype, summary := stringOf(f[0]), stringOf(f[1]), string(f[2]) == "true"
 	switch {
 	case typ == "compacted":
 		return typ
@@ -257,16 +242,4 @@ func importedMarker(raw []byte) string {
 		return markerSummary
 	}
 	return ""
-}
-
-// memberOf is the value of key in object obj (the last of duplicates, as
-// the store reads them), nil if it has none.
-func memberOf(obj []byte, key string) []byte {
-	var out []byte
-	EachMember(obj, func(k string, v []byte) {
-		if k == key {
-			out = v
-		}
-	})
-	return out
 }

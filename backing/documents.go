@@ -1,7 +1,6 @@
 package backing
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -56,12 +55,7 @@ func DocumentEvent(kind string, doc []byte) ([]byte, error) {
 	if err := CheckDocument(doc); err != nil {
 		return nil, err
 	}
-	var data bytes.Buffer
-	if err := json.Compact(&data, doc); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	k, _ := json.Marshal(kind)
-	return fmt.Appendf(nil, `{"role":%q,"content":"","event":%s,"data":%s}`, EventRole, k, data.Bytes()), nil
+	return eventLine(kind, doc), nil
 }
 
 // Document is document kind of the branch v shows, compact ({} when it

@@ -155,10 +155,17 @@ func Event(kind string, data []byte) ([]byte, error) {
 	if err := CheckEvent(kind, data); err != nil {
 		return nil, err
 	}
+	return eventLine(kind, data), nil
+}
+
+// eventLine is the event line of kind with data, valid JSON, kept compact
+// as every stored line is: the one place the line is written, for every
+// typed event (Event, CheckpointEvent, DocumentEvent, CompactionLines).
+func eventLine(kind string, data []byte) []byte {
 	var b bytes.Buffer
 	json.Compact(&b, data) // valid JSON: cannot fail
 	k, _ := json.Marshal(kind)
-	return fmt.Appendf(nil, `{"role":%q,"content":"","event":%s,"data":%s}`, EventRole, k, b.Bytes()), nil
+	return fmt.Appendf(nil, `{"role":%q,"content":"","event":%s,"data":%s}`, EventRole, k, b.Bytes())
 }
 
 // KnownEvent reports whether kind is one of EventKinds.
@@ -170,22 +177,10 @@ func checkTyped(h header, raw []byte) error {
 	if !kindOf(h).Typed {
 		return nil
 	}
-	var data []byte
-	EachMember(raw, func(key string, v []byte) {
-		if key == "data" {
-			data = v
-		}
-	})
-	return CheckEvent(stringOf(h.Event), data)
+	return CheckEvent(stringOf(h.Event), Members(raw, "data")[0])
 }
 
 // eventString is data's string field key ("" if it has none).
 func eventString(data []byte, key string) string {
-	var s string
-	EachMember(data, func(k string, v []byte) {
-		if k == key {
-			s = stringOf(v)
-		}
-	})
-	return s
+	return stringOf(Members(data, key)[0])
 }

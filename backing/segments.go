@@ -145,22 +145,27 @@ func (s *Segments) Events() int {
 // tasks.json, memory.json and checkpoints read, without
 // reading the messages around them.
 func (s *Segments) Typed() []int {
-	var out []int
-	for _, sp := range s.segs {
-		for _, i := range sp.typed {
-			out = append(out, sp.first+int(i))
-		}
-	}
-	return out
+	return s.positions(func(sp *span) []int32 { return sp.typed })
 }
 
 // EventsAt is where the events are (role EventRole, typed or imported),
 // ascending: what events.jsonl lists, found without reading a message.
 func (s *Segments) EventsAt() []int {
-	out := make([]int, 0, s.Events())
-	for _, sp := range s.segs {
-		for _, i := range sp.events {
-			out = append(out, sp.first+int(i))
+	return s.positions(func(sp *span) []int32 { return sp.events })
+}
+
+// positions is the positions in the branch of what of picks of each
+// segment (positions in it), ascending.
+func (s *Segments) positions(of func(*span) []int32) []int {
+	n := 0
+	for i := range s.segs {
+		n += len(of(&s.segs[i]))
+	}
+	out := make([]int, 0, n)
+	for i := range s.segs {
+		sp := &s.segs[i]
+		for _, p := range of(sp) {
+			out = append(out, sp.first+int(p))
 		}
 	}
 	return out

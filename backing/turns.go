@@ -120,6 +120,11 @@ type outcome struct {
 	shown       string // what a transcript shows of it, an event it would leave out
 }
 
+// ContextInterruption is the context kind of an imported note that the
+// user interrupted the agent (the importer marks its own so), which ends
+// the turn before it interrupted.
+const ContextInterruption = "interruption"
+
 // outcomeOf reads a stored line as an outcome line; false for any other.
 func outcomeOf(raw []byte) (outcome, bool) {
 	var role, event, ctx string
@@ -143,7 +148,7 @@ func outcomeOf(raw []byte) (outcome, bool) {
 	})
 	switch {
 	case role != EventRole:
-		return outcome{interrupted: true, reason: "interrupted by the user", before: true}, ctx == "interruption"
+		return outcome{interrupted: true, reason: "interrupted by the user", before: true}, ctx == ContextInterruption
 	case !typed:
 		if event != "event_msg/turn_aborted" {
 			return outcome{}, false

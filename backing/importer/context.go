@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 // Injected context: what an agent sends the model in the user's (or the
@@ -14,16 +16,16 @@ import (
 //
 // The kinds an import writes.
 const (
-	ctxInstructions = "instructions" // system or developer instructions, AGENTS.md, skills
-	ctxEnvironment  = "environment"  // Codex's <environment_context>
-	ctxHook         = "hook"         // hook output fed back to the model
-	ctxCommand      = "command"      // a slash command's or shell escape's echo and output
-	ctxCaveat       = "caveat"       // Claude Code's caveat before local command output
-	ctxCompaction   = "compaction"   // a compaction's marker or summary
-	ctxInterruption = "interruption" // the agent's note that the user interrupted it
-	ctxSubagent     = "subagent"     // a subagent's report to its parent
-	ctxMeta         = "meta"         // anything else Claude Code marks isMeta
-	ctxSystem       = "system"       // another of Claude Code's system lines
+	ctxInstructions = "instructions"              // system or developer instructions, AGENTS.md, skills
+	ctxEnvironment  = "environment"               // Codex's <environment_context>
+	ctxHook         = "hook"                      // hook output fed back to the model
+	ctxCommand      = "command"                   // a slash command's or shell escape's echo and output
+	ctxCaveat       = "caveat"                    // Claude Code's caveat before local command output
+	ctxCompaction   = backing.ContextCompaction   // a compaction's marker or summary
+	ctxInterruption = backing.ContextInterruption // the agent's note that the user interrupted it
+	ctxSubagent     = "subagent"                  // a subagent's report to its parent
+	ctxMeta         = "meta"                      // anything else Claude Code marks isMeta
+	ctxSystem       = "system"                    // another of Claude Code's system lines
 	// ctxInjected is a Codex user message that the source's own record
 	// of what the human typed (its user_message events) passes over,
 	// where the text itself does not say what it is (sanitized sources).
