@@ -21,7 +21,7 @@ was made in, its line in messages.jsonl (0-based, events counted), the
 visible messages before it (as fork --at-message counts) and its time.
 sessfs replay --checkpoint NAME starts there; checkpoints/ in the mount
 shows them.`)
-	branch := c.fs.String("branch", "", "the branch (default: the default branch)")
+	branch := c.fs.String("branch", "", "the branch `B` (default: the default branch)")
 	asJSON := c.fs.Bool("json", false, "list as one JSON array (checkpoints/<name>'s fields)")
 	rest, code, ok := c.parse(args, 1, 2)
 	if !ok {

@@ -24,8 +24,8 @@ shown as conversation. The documented kinds and their data:
                    writes turn_end has a turn without one marked interrupted
 Other fields are kept; data that breaks its kind's shape is refused. Any
 other KIND is kept with any JSON data.`)
-	branch := c.fs.String("branch", "", "the branch (default: the default branch)")
-	data := c.fs.String("data", "{}", "the event's data, a JSON object; - reads it from standard input")
+	branch := c.fs.String("branch", "", "the branch `B` (default: the default branch)")
+	data := c.fs.String("data", "{}", "the event's data, a `JSON` object; - reads it from standard input")
 	rest, code, ok := c.parse(args, 2, 2)
 	if !ok {
 		return code
