@@ -34,6 +34,20 @@ func skipped(why string, names ...string) []Row {
 	return rows
 }
 
+// appendSession makes a fresh database with one empty session, "a", and
+// mounts it, as rows P1 and P2 start: its URL, the mount point, and what
+// unmounts and closes it.
+func appendSession(c *config) (url, mnt string, done func()) {
+	url = pgDatabase()
+	st := openPG(url)
+	must2(st.Create("a", backing.Meta{}))
+	mnt, _, _ = mountStore(c, st)
+	return url, mnt, func() {
+		unmount(mnt)
+		st.Close()
+	}
+}
+
 // P1: `echo LINE >> MNT/s/append`, one at a time (open, write, close: the
 // write returns once the message is committed), against an INSERT of the
 // same bytes, committed, from Go.
@@ -42,12 +56,8 @@ func rowPGAppend1(c *config) []Row {
 	if why := pgMissing(c); why != "" {
 		return skipped(why, name)
 	}
-	url := pgDatabase()
-	st := openPG(url)
-	defer st.Close()
-	must2(st.Create("a", backing.Meta{}))
-	mnt, _, _ := mountStore(c, st)
-	defer unmount(mnt)
+	url, mnt, done := appendSession(c)
+	defer done()
 	conn := plainConn(url, "plain")
 	defer conn.Close(context.Background())
 	path := filepath.Join(mnt, "a", "append")
@@ -82,12 +92,8 @@ func rowPGAppend8(c *config) []Row {
 	if why := pgMissing(c); why != "" {
 		return skipped(why, name)
 	}
-	url := pgDatabase()
-	st := openPG(url)
-	defer st.Close()
-	must2(st.Create("a", backing.Meta{}))
-	mnt, _, _ := mountStore(c, st)
-	defer unmount(mnt)
+	url, mnt, done := appendSession(c)
+	defer done()
 	conns := make([]*pgx.Conn, writers)
 	for i := range conns {
 		conns[i] = plainConn(url, "plain")
