@@ -8,6 +8,12 @@ package backing
 // "CONTENT" for "role" and "content" where the renderers (which match
 // exactly) would then find no role and no content.
 func EachMember(obj []byte, fn func(key string, val []byte)) bool {
+	return eachMemberAt(obj, func(key string, vs, ve int) { fn(key, obj[vs:ve]) })
+}
+
+// eachMemberAt is EachMember giving where each value starts and ends in
+// obj rather than the value.
+func eachMemberAt(obj []byte, fn func(key string, vs, ve int)) bool {
 	i := skipWS(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
@@ -17,13 +23,38 @@ func EachMember(obj []byte, fn func(key string, val []byte)) bool {
 		ke := skipStr(obj, i)
 		vs := skipWS(obj, skipWS(obj, ke)+1) // past the ':'
 		ve := skipVal(obj, vs)
-		fn(stringOf(obj[i:ke]), obj[vs:ve])
+		fn(stringOf(obj[i:ke]), vs, ve)
 		i = skipWS(obj, ve)
 		if i < len(obj) && obj[i] == ',' {
 			i = skipWS(obj, i+1)
 		}
 	}
 	return true
+}
+
+// MemberSpan finds the value at path (a key of obj, a key of that
+// value, …) in the valid JSON object obj and returns where it starts and
+// ends in obj; ok is false when a key on the way is missing or its value
+// is not an object. Like Members, it takes the last of a key given twice.
+// It lets a caller cut or splice one value of a line without decoding it.
+func MemberSpan(obj []byte, path ...string) (start, end int, ok bool) {
+	if len(path) == 0 {
+		return 0, 0, false
+	}
+	start, end = -1, -1
+	eachMemberAt(obj, func(key string, vs, ve int) {
+		if key == path[0] {
+			start, end = vs, ve
+		}
+	})
+	if start < 0 {
+		return 0, 0, false
+	}
+	if len(path) == 1 {
+		return start, end, true
+	}
+	s, e, ok := MemberSpan(obj[start:end], path[1:]...)
+	return start + s, start + e, ok
 }
 
 // Members finds the top-level members of the valid JSON object obj named

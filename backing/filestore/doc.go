@@ -9,7 +9,7 @@
 //
 // Layout of a store (folders 0700, files 0600):
 //
-//	FORMAT                      "sessfs store format 1"
+//	FORMAT                      "sessfs store format 2"
 //	lock                        store lock: held while the namespace changes
 //	config.json                 optional: the lifecycle policy (sessfs sweep)
 //	index/search.db             the search index and catalog (index.go):

@@ -14,8 +14,10 @@ import (
 
 // FormatVersion is the store format this code reads and writes. A later
 // format bumps it and migrates; an older sessfs refuses a newer store
-// rather than damage it.
-const FormatVersion = 1
+// rather than damage it. Format 2: an imported line's content is stored
+// once (importer.Slim), which a sessfs of format 1 would give back
+// without it.
+const FormatVersion = 2
 
 const formatPrefix = "sessfs store format "
 

@@ -52,7 +52,10 @@
 // can write the file again: SourceLine regenerates a line from a message,
 // also after the store has compacted it (a line that was not compact JSON
 // to begin with is kept as a string in "source_line" for that reason;
-// the agents write compact lines, hand-made fixtures often do not).
+// the agents write compact lines, hand-made fixtures often do not). The
+// value of the line that is the message's content is kept once, in
+// "content", with a hole in "source" (slim.go): Slim makes the hole,
+// SourceLine fills it.
 //
 // Claude Code: user, assistant and system lines with a content become
 // messages with the line's uuid as "id", so a re-import can recognise them.

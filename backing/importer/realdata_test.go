@@ -170,6 +170,7 @@ type stored struct {
 	TS         *string         `json:"ts"`
 	Source     json.RawMessage `json:"source"`
 	SourceLine *string         `json:"source_line"`
+	SourceHole *string         `json:"source_hole"`
 }
 
 func TestRealSessions(t *testing.T) {
@@ -251,7 +252,7 @@ func checkFile(t *testing.T, df dataFile) {
 		if m.Role != role {
 			t.Errorf("line %d: role %q, want %q", n+1, m.Role, role)
 		}
-		checkSource(t, n+1, raw, m, line)
+		checkSource(t, n+1, raw, m, line, df.format)
 		if m.SourceLine != nil {
 			viaString++
 		}
@@ -289,16 +290,17 @@ func checkFile(t *testing.T, df dataFile) {
 
 // checkSource: the line is embedded byte for byte, and can be regenerated
 // exactly from the message as the store will keep it (compacted).
-func checkSource(t *testing.T, n int, raw []byte, m stored, line []byte) {
+func checkSource(t *testing.T, n int, raw []byte, m stored, line []byte, f Format) {
 	t.Helper()
-	if !bytes.Equal(m.Source, line) {
-		t.Errorf("line %d: source is not the line's bytes", n)
+	back, err := SourceLine(raw)
+	if err != nil || !bytes.Equal(back, line) {
+		t.Errorf("line %d: SourceLine is not the line's bytes (%v)", n, err)
 	}
 	var c bytes.Buffer
 	if err := json.Compact(&c, raw); err != nil {
 		t.Fatal(err)
 	}
-	back, err := SourceLine(c.Bytes())
+	back, err = SourceLine(c.Bytes())
 	if err != nil || !bytes.Equal(back, line) {
 		t.Errorf("line %d: SourceLine after compaction differs (%v)", n, err)
 	}
@@ -306,12 +308,20 @@ func checkSource(t *testing.T, n int, raw []byte, m stored, line []byte) {
 	if err := json.Compact(&lc, line); err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Equal(lc.Bytes(), line) { // the agents' own lines are compact
-		var sc bytes.Buffer
-		json.Compact(&sc, m.Source)
-		if !bytes.Equal(sc.Bytes(), line) || m.SourceLine != nil {
-			t.Errorf("line %d: compact source should re-marshal to the line alone", n)
-		}
+	if !bytes.Equal(lc.Bytes(), line) { // hand-made, not the agents' own
+		return
+	}
+	switch {
+	case m.SourceLine != nil:
+		t.Errorf("line %d: a compact line is kept whole as source_line", n)
+	case m.SourceHole == nil && !bytes.Equal(m.Source, line):
+		t.Errorf("line %d: source is not the line's bytes", n)
+	case m.SourceHole != nil && len(m.Source) > len(line)-len(m.Content)+6:
+		// "null" where the content was (a block's brackets are not cut).
+		t.Errorf("line %d: slim source of %d bytes for a line of %d and content of %d", n, len(m.Source), len(line), len(m.Content))
+	case m.SourceHole == nil && f != Gemini && len(m.Content) >= minHole:
+		// Claude Code's and Codex's contents are values of their lines.
+		t.Errorf("line %d: content of %d bytes stored twice", n, len(m.Content))
 	}
 }
 

@@ -252,7 +252,7 @@ func (m message) build(line []byte) ([]byte, error) {
 		b.Write(quoted)
 	}
 	b.WriteByte('}')
-	out := b.Bytes()
+	out := Slim(b.Bytes())
 	if err := backing.ValidateMessage(out); err != nil {
 		return nil, err
 	}
@@ -270,21 +270,29 @@ func isCompact(line []byte) bool {
 // SourceLine gives back the exact source line a message was decoded from,
 // from the message as built here or as the store keeps it (compacted).
 func SourceLine(msg []byte) ([]byte, error) {
-	var m struct {
-		Source     json.RawMessage `json:"source"`
-		SourceLine *string         `json:"source_line"`
+	if !json.Valid(msg) {
+		return nil, errors.New("importer: message is not JSON")
 	}
-	if err := json.Unmarshal(msg, &m); err != nil {
-		return nil, err
+	f := backing.Members(msg, "source", "source_line", "source_hole", "content")
+	src, line, hole := f[0], f[1], f[2]
+	if line != nil {
+		var s string
+		if err := json.Unmarshal(line, &s); err != nil {
+			return nil, fmt.Errorf("importer: source_line: %w", err)
+		}
+		return []byte(s), nil
 	}
-	if m.SourceLine != nil {
-		return []byte(*m.SourceLine), nil
-	}
-	if m.Source == nil {
+	if src == nil {
 		return nil, errors.New("importer: message has no source")
 	}
+	if hole != nil {
+		var err error
+		if src, err = fill(src, backing.StringOf(hole), f[3]); err != nil {
+			return nil, err
+		}
+	}
 	var b bytes.Buffer
-	if err := json.Compact(&b, m.Source); err != nil {
+	if err := json.Compact(&b, src); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

@@ -59,6 +59,7 @@ func main() {
 	postgres := flag.String("postgres", os.Getenv("SESSFS_TEST_POSTGRES"), "a PostgreSQL server's `URL` where rows P1–P5 may CREATE DATABASE (default $SESSFS_TEST_POSTGRES; empty: start a throwaway one)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (mount included) to this file")
 	scale := flag.String("scale", "", "measure a store of this `SIZE` of generated sessions (200M, 1G: rows S1–S8) instead of the rows above")
+	generateTo := flag.String("generate", "", "with -scale: only write its sources into `DIR` (DIR/projects) and exit, to import or profile them by hand")
 	flag.Parse()
 
 	var size int64
@@ -69,6 +70,14 @@ func main() {
 		}
 		if *quick || *check || *only != "" {
 			fatal(fmt.Errorf("-scale takes no -quick, -check or -rows: its rows share one store"))
+		}
+		if *generateTo != "" {
+			src, err := generate(*generateTo, size)
+			if err != nil {
+				fatal(err)
+			}
+			fmt.Printf("%s: %d sessions, %.0f MB; the long one: %s\n", src.root, len(src.files), mb(src.bytes), src.long)
+			return
 		}
 		jsonSet := false
 		flag.Visit(func(f *flag.Flag) { jsonSet = jsonSet || f.Name == "json" })
