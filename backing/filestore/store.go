@@ -144,6 +144,12 @@ func (s *Store) init() error {
 	case v > FormatVersion:
 		return fmt.Errorf("%w: store %s has format %d, this sessfs reads up to %d; upgrade sessfs",
 			backing.ErrFormat, s.root, v, FormatVersion)
+	case exists(s.path(migrateDir)):
+		return fmt.Errorf("%w: the migration of store %s was cut short: run `sessfs migrate --store %s` to finish it (or add --abort to go back to format %s)",
+			backing.ErrFormat, s.root, s.root, migratedFrom(s.root))
+	case v == 1:
+		return fmt.Errorf("%w: store %s has format 1, this sessfs uses format %d: run `sessfs migrate --store %s` to upgrade it (it keeps the old data until it finishes)",
+			backing.ErrFormat, s.root, FormatVersion, s.root)
 	case v < 1:
 		return fmt.Errorf("%w: store %s has format %d", backing.ErrFormat, s.root, v)
 	}
@@ -183,7 +189,7 @@ var storeDirs = map[string]bool{"sessions": true, "names": true, "archive": true
 
 // topEntries are the entries of a store's root that sessfs reads or
 // writes; a link in their place refuses the whole store at Open.
-var topEntries = []string{"FORMAT", "lock", "config.json", "sessions", "names", "archive", "trash", "index"}
+var topEntries = []string{"FORMAT", "lock", "config.json", "sessions", "names", "archive", "trash", "index", migrateDir}
 
 func readFormat(path string) (int, error) {
 	b, err := readFile(path)
