@@ -21,6 +21,8 @@
 //	sessions/<id>/              never moves once made; <id> is a UUID v7
 //	sessions/.tmp-<id>/         a session being made: renamed into place
 //	                            whole, so a crash leaves no half session
+//	migrate/                    a migration to this format under way
+//	                            (migrate.go); Open refuses the store
 //	  meta.json                 replaced atomically
 //	  lock                      session lock: held by every write
 //	  branches/<branch-id>.json name, parent branch, fork point

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,6 +101,9 @@ func Migrate(root string, o MigrateOptions) (MigrateResult, error) {
 	case v != 1 && !pending:
 		return m.res, fmt.Errorf("%w: store %s has format %d, which this sessfs cannot migrate", backing.ErrFormat, root, v)
 	}
+	if err := m.checkSpace(); err != nil {
+		return m.res, err
+	}
 	if m.res.From, err = m.begin(v, pending); err != nil {
 		return m.res, err
 	}
@@ -116,6 +120,38 @@ func Migrate(root string, o MigrateOptions) (MigrateResult, error) {
 		}
 	}
 	return m.res, m.finish()
+}
+
+// checkSpace refuses to start when the disk could fill midway: the new
+// copies are written before any old one goes, so it needs about the
+// sessions' size free (a little less, as the new format is smaller).
+func (m *migration) checkSpace() error {
+	var need int64
+	err := filepath.WalkDir(filepath.Join(m.root, "sessions"), func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			need += fi.Size()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var sf unix.Statfs_t
+	if err := unix.Statfs(m.root, &sf); err != nil {
+		return &os.PathError{Op: "statfs", Path: m.root, Err: err}
+	}
+	if free := int64(sf.Bavail) * sf.Bsize; free < need+need/20 {
+		return fmt.Errorf("migrating store %s needs about %d MB free on its disk (each session is written anew before its old copy goes) and %d MB are: %w",
+			m.root, (need+need/20)>>20+1, free>>20, unix.ENOSPC)
+	}
+	return nil
 }
 
 // begin records the migration and sets FORMAT to the new format, or reads
@@ -274,7 +310,7 @@ func (m *migration) build(from, to string) error {
 		return err
 	}
 	for _, rel := range branchFiles {
-		if err := moveForkPoint(filepath.Join(to, rel), moved); err != nil {
+		if err := moveForkPoint(filepath.Join(from, rel), filepath.Join(to, rel), moved); err != nil {
 			return err
 		}
 	}
@@ -365,7 +401,7 @@ func (m *migration) rewriteLog(src io.Reader, dst io.Writer, forks []int64) (map
 // line starts in the parent's new log. Only the number changes; a file
 // that is not a branch, or a fork point not at a line start (fsck reports
 // both), is left as it is.
-func moveForkPoint(path string, moved map[string]map[int64]int64) error {
+func moveForkPoint(orig, path string, moved map[string]map[int64]int64) error {
 	data, err := readFile(path)
 	if err != nil {
 		return err
@@ -380,7 +416,15 @@ func moveForkPoint(path string, moved map[string]map[int64]int64) error {
 		return nil
 	}
 	out := append(append(append([]byte(nil), data[:s]...), strconv.FormatInt(to, 10)...), data[e:]...)
-	return writeFileAtomic(path, out)
+	if err := writeFileAtomic(path, out); err != nil {
+		return err
+	}
+	f, err := openFile(orig, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return keepTime(f, path)
 }
 
 // finish drops the old copies and the migration's folder: the store is of
@@ -508,7 +552,20 @@ func copyFile(from, to string, copy func(src, dst *os.File) error) error {
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = keepTime(src, to)
+	}
 	return err
+}
+
+// keepTime gives the file at to the modification time of from: a log's
+// is when its branch was last written to (a session's last activity).
+func keepTime(from *os.File, to string) error {
+	fi, err := from.Stat()
+	if err != nil {
+		return err
+	}
+	return chtimes(to, fi.ModTime())
 }
 
 // syncTree fsyncs every folder under dir, dir included, deepest first, so

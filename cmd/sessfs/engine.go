@@ -9,6 +9,7 @@ import (
 
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/backing/filestore"
+	"github.com/sessfs/sessfs/backing/importer"
 	"github.com/sessfs/sessfs/backing/memstore"
 	"github.com/sessfs/sessfs/backing/pgstore"
 )
@@ -88,6 +89,15 @@ func ephemeralStore() backing.Store { return memstore.New(memstore.Options{}) }
 func writeFileAtomic(path string, mode os.FileMode, write func(io.Writer) error) error {
 	return filestore.WriteFileAtomic(path, mode, write)
 }
+
+// migrateStore upgrades the file engine's store at root to storeFormat
+// (sessfs migrate): imported lines rewritten by the importer's rule.
+func migrateStore(root string, progress func(done, total int)) (filestore.MigrateResult, error) {
+	return filestore.Migrate(root, filestore.MigrateOptions{Rewrite: importer.Slim, Progress: progress})
+}
+
+// abortMigration puts back a store whose migration was cut short.
+func abortMigration(root string) error { return filestore.AbortMigration(root) }
 
 // storeFormat is the version of the file engine's format on disk, which
 // sessfs version reports.

@@ -76,6 +76,7 @@ func commands() []command {
 		{"trash", "list the sessions in the trash", runTrash},
 		{"sweep", "archive idle sessions and purge old trash", runSweep},
 		{"fsck", "check the store, and repair it with --repair", runFsck},
+		{"migrate", "upgrade a store written by an earlier sessfs to this format, in place", runMigrate},
 		{"db", "create or upgrade a PostgreSQL store's schema (db migrate)", runDB},
 		{"version", "print the version of sessfs and of its store format", runVersion},
 		{"help", "list the commands, or show the usage of one", runHelp},

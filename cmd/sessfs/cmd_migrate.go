@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/sessfs/sessfs/fsnode"
+)
+
+func runMigrate(args []string) int {
+	c := newCLI("migrate", "[--abort]", fmt.Sprintf(`Upgrades a store written by an earlier sessfs to the format this one uses
+(%d), in place. Each session is written anew beside itself and swapped in;
+the old copies are kept until every session is done, so a migration cut
+short (a crash, Ctrl-C, a full disk) is finished by running migrate again,
+or undone with --abort, which puts the old store back as it was. The
+store cannot be used meanwhile: unmount it and stop sessfs sync first
+(migrate refuses while it is mounted). It needs about the store's size
+free on its disk. A store already of this format is left as it is.
+Format 2 stores an imported line's content once (format 1 kept it twice).
+A PostgreSQL store upgrades its schema with 'sessfs db migrate'.`, storeFormat))
+	abort := c.fs.Bool("abort", false, "undo a migration that was cut short: the store goes back to its old format as it was")
+	if _, code, ok := c.parse(args, 0, 0); !ok {
+		return code
+	}
+	root := c.store
+	if root == "" {
+		var err error
+		if root, err = defaultStore(); err != nil {
+			return c.fail(err)
+		}
+	}
+	if isDatabase(root) {
+		return c.fail(fmt.Errorf("%s is a PostgreSQL store: its schema upgrades with 'sessfs db migrate'", root))
+	}
+	if _, err := os.Stat(root); err != nil {
+		return c.fail(err)
+	}
+	real, err := realPath(root)
+	if err != nil {
+		return c.fail(err)
+	}
+	mounts, _ := fsnode.MountTable()
+	for _, m := range mounts {
+		if m.FSType == fsnode.FSType && m.Source == real {
+			return c.fail(fmt.Errorf("the store is mounted at %s: unmount it first (sessfs umount %s)", m.Dir, shellQuote(m.Dir)))
+		}
+	}
+	if *abort {
+		if err := abortMigration(real); err != nil {
+			return c.fail(err)
+		}
+		fmt.Printf("store %s is back to its format before the migration\n", real)
+		return exitOK
+	}
+	p := &progress{verb: "migrating: session"}
+	res, err := migrateStore(real, func(done, total int) { p.show(done-1, total, "") })
+	p.clear()
+	if err != nil {
+		return c.fail(err)
+	}
+	if res.From == storeFormat {
+		fmt.Printf("store %s is of format %d already: nothing to do\n", real, storeFormat)
+		return exitOK
+	}
+	fmt.Printf("store %s migrated from format %d to %d: %d sessions rewritten, their logs %s → %s\n",
+		real, res.From, storeFormat, res.Sessions, humanBytes(res.Before), humanBytes(res.After))
+	return exitOK
+}
+
+// humanBytes is n bytes in kB, MB or GB (decimal, as du -h --si), for a
+// line a person reads.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
