@@ -265,5 +265,8 @@ func truncate(path string, size int64) error {
 
 // dropKeptSizes forgets every size kept for session id: it is gone.
 func (st *Store) dropKeptSizes(id string) error {
-	return removeAll(st.path("index", "sizes", id))
+	if err := removeAll(st.path("index", "sizes", id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
