@@ -1,7 +1,8 @@
 // Package backing is the store contract: what fsnode and cmd know of a
 // store, whatever engine keeps it. It holds the interfaces (Store, Session
-// and View in contract.go; Checker, Sweeper and Finder, optional features an
-// engine may have, as rclone's optional interfaces are), the shared types
+// and View in contract.go; Checker, Sweeper, Finder and SizeKeeper,
+// optional features an engine may have, as rclone's optional interfaces
+// are), the shared types
 // (Meta, Branch, Message, SessionInfo, …), the sentinel errors callers
 // branch on, and the rules every engine applies the same way, each written
 // once: what a message is (ValidateMessage, Prepare), the turn rule

@@ -9,27 +9,52 @@ import (
 // piece: its turn's heading when it starts one, and its note
 // (render.Message.Note) by the interruption rule (backing/turns.go): for
 // an event that marks its turn interrupted, what it shows; for a turn's
-// first message, that the turn before it was cut off. ended is how the
-// turns before m's ended (ended[k-1] is turn k: backing.Endings.Finished,
-// or TurnEnding); a turn it does not hold has no note. Only what came
-// before m decides its piece, so a piece never changes as the branch
-// grows. sessfs show and export render with it too.
-func PieceMessage(m backing.Message, ended []backing.Ending) render.Message {
+// first message, that the turn before it was cut off. prev is how the
+// turn before m's ended (noteEnding), read only when m starts a turn.
+// Only what came before m decides its piece, with one exception the piece
+// sizes allow for (sizes.go): injected context at a branch's end joins the
+// turn of a prompt appended after it, and takes its heading. sessfs show
+// and export render with it too.
+func PieceMessage(m backing.Message, prev backing.Ending) render.Message {
 	rm := render.Message{Raw: m.Raw}
 	if m.TurnStart {
 		rm.Turn = m.Turn
 	}
-	if rm.Note = backing.InterruptionNote(m.Raw); rm.Note == "" && m.TurnStart && m.Turn >= 2 && m.Turn-1 <= len(ended) {
-		rm.Note = ended[m.Turn-2].Note(m.Turn - 1)
+	if rm.Note = backing.InterruptionNote(m.Raw); rm.Note == "" && m.TurnStart && m.Turn >= 2 {
+		rm.Note = prev.Note(m.Turn - 1)
 	}
 	return rm
+}
+
+// noteEnding is how turn k of v ended, as far as the note on turn k+1's
+// first piece needs to know: a turn is cut off only in a branch that had a
+// turn_end before it (the interruption rule), so in a branch with no typed
+// event before the turn (an imported session) nothing is read. Otherwise
+// it reads the turn (backing.TurnEnding): the turn's size, not the
+// branch's.
+func noteEnding(v backing.View, k int) (backing.Ending, error) {
+	if may, err := mayBeCutOff(v, k); !may || err != nil {
+		return backing.Ending{}, err
+	}
+	return backing.TurnEnding(v, k)
+}
+
+// mayBeCutOff reports whether v has a typed event before turn k, without
+// which the turn cannot have been cut off.
+func mayBeCutOff(v backing.View, k int) (bool, error) {
+	from, _, err := v.TurnRange(k)
+	if err != nil {
+		return false, err
+	}
+	typed := v.Typed()
+	return len(typed) > 0 && typed[0] < from, nil
 }
 
 // Pieces gives the messages of a view, read in order from message from
 // on, as render takes them (PieceMessage): from the first message it
 // follows the turns' endings as it goes; from a later one it reads the
 // ending of each turn before a turn that begins in the range
-// (backing.TurnEnding), the size of that turn, not of the branch.
+// (noteEnding).
 type Pieces struct {
 	v     backing.View
 	whole bool // from the first message: e has seen every one
@@ -45,16 +70,17 @@ func NewPieces(v backing.View, from int) *Pieces {
 func (p *Pieces) Next(m backing.Message) (render.Message, error) {
 	if p.whole {
 		p.e.Add(m)
-		return PieceMessage(m, p.e.Finished()), nil
 	}
 	if !m.TurnStart || m.Turn < 2 {
-		return PieceMessage(m, nil), nil
+		return PieceMessage(m, backing.Ending{}), nil
 	}
-	end, err := backing.TurnEnding(p.v, m.Turn-1)
+	if p.whole {
+		prev, _ := p.e.Turn(m.Turn - 1)
+		return PieceMessage(m, prev), nil
+	}
+	prev, err := noteEnding(p.v, m.Turn-1)
 	if err != nil {
 		return render.Message{}, err
 	}
-	ended := make([]backing.Ending, m.Turn-1)
-	ended[m.Turn-2] = end
-	return PieceMessage(m, ended), nil
+	return PieceMessage(m, prev), nil
 }

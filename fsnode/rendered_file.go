@@ -125,9 +125,9 @@ type span struct {
 	v          backing.View
 	off        []int64
 	from, to   int
-	head, tail []byte           // what frames the pieces (frame.go)
-	key        sizeKey          // the branch and format: what off is cached under
-	ended      []backing.Ending // how the turns before the last ended, for the pieces' notes
+	head, tail []byte     // what frames the pieces (frame.go)
+	key        sizeKey    // the branch and format: what off is cached under
+	sizes      *sizeCache // the cache off is of, which reads turns' endings for the pieces' notes
 }
 
 func (s span) pieces() int64 { return s.off[s.to] - s.off[s.from] }
@@ -161,7 +161,8 @@ func (n *renderedFile) span(fresh bool) (span, error) {
 		}
 	}
 	sp.key = sizeKey{n.ref.key(v), n.format}
-	sp.off, sp.ended, err = n.sizeCache(sp.key).offsets(v, n.format)
+	sp.sizes = n.sizeCache(sp.key)
+	sp.off, err = sp.sizes.offsets(n.ref.s, v, n.format)
 	return sp, err
 }
 
@@ -172,7 +173,7 @@ func (n *renderedFile) sizeCache(k sizeKey) *sizeCache {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.forgotten { // a late request: answer it, keep nothing
-		return &sizeCache{off: []int64{0}}
+		return newSizeCache()
 	}
 	if n.cache == nil || n.sizes != k {
 		c := n.fsys.holdSizes(k)
@@ -367,7 +368,14 @@ func (n *renderedFile) readPieces(sp span, buf []byte, from, to int64) ([]byte, 
 		case i >= hi:
 			piece = keptLast
 		default:
-			piece = n.format.render(msgs[i-lo], sp.ended)
+			m := msgs[i-lo]
+			var prev backing.Ending
+			if m.TurnStart && m.Turn >= 2 {
+				if prev, err = sp.sizes.ending(sp.v, m.Turn-1); err != nil {
+					return nil, err
+				}
+			}
+			piece = n.format.render(m, prev)
 			if len(piece) >= bigPieceMin && (sp.off[i] < start || sp.off[i+1] > end) {
 				// The last one wins: reads go forward.
 				keep = &bigPiece{id: sp.pieceID(i), piece: piece}

@@ -50,7 +50,7 @@ func TestBigPieceOnePerMount(t *testing.T) {
 		var ends backing.Endings
 		for _, m := range msgs {
 			ends.Add(m)
-			want = append(want, n.format.render(m, ends.Finished())...)
+			want = append(want, n.format.render(m, endingBefore(&ends, m))...)
 		}
 		want = append(want, sp.tail...)
 		var got []byte

@@ -107,7 +107,7 @@ func wholeRendering(t *testing.T, s backing.Session, branch string, f format, tu
 	}
 	e := expected{data: append([]byte(nil), head...), bounds: []int64{int64(len(head))}}
 	for _, m := range all[from:to] {
-		e.data = append(e.data, f.render(m, ends.Finished())...)
+		e.data = append(e.data, f.render(m, endingBefore(&ends, m))...)
 		e.bounds = append(e.bounds, int64(len(e.data)))
 	}
 	e.data = append(e.data, tail...)

@@ -1,6 +1,7 @@
 package fsnode
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/sessfs/sessfs/backing"
@@ -20,10 +21,10 @@ const (
 	formatRedacted
 )
 
-// render is message m's piece; ended is how the turns before it ended
-// (backing.Endings.Finished), for its note.
-func (f format) render(m backing.Message, ended []backing.Ending) []byte {
-	rm := PieceMessage(m, ended)
+// render is message m's piece; prev is how the turn before m's ended
+// (noteEnding), for its note when it starts a turn.
+func (f format) render(m backing.Message, prev backing.Ending) []byte {
+	rm := PieceMessage(m, prev)
 	switch f {
 	case formatJSONL:
 		return render.JSONL(rm)
@@ -38,6 +39,23 @@ func (f format) render(m backing.Message, ended []backing.Ending) []byte {
 	return render.Markdown(rm)
 }
 
+// keptName is the name under which a store keeps the format's piece sizes
+// (backing.SizeKeeper); "" for JSON lines, whose pieces' sizes are the
+// stored lines' (View.RawLen).
+func (f format) keptName() string {
+	switch f {
+	case formatMarkdown:
+		return "md"
+	case formatHTML:
+		return "html"
+	case formatJSON:
+		return "json"
+	case formatRedacted:
+		return "redacted.md"
+	}
+	return ""
+}
+
 type sizeKey struct {
 	branch string
 	format format
@@ -45,18 +63,31 @@ type sizeKey struct {
 
 // sizeCache holds, for one branch and format, the byte offset of each
 // message's piece in the rendering: off[i] is where message i starts and
-// off[n] is the size; and, read on the way, how its turns ended (the
-// interruption rule), which the pieces' notes say. It is built once and extended as the branch grows,
-// so a read at any offset finds its first message by binary search and
-// renders only what it returns. It is kept while a rendering the kernel
-// holds uses it (users, under FS.mu), and dropped with the last one.
+// off[n] is the size. It is built once (from the sizes the store keeps,
+// kept_sizes.go, rendering only what they lack) and extended as the branch
+// grows, so a read at any offset finds its first message by binary search
+// and renders only what it returns. It is kept while a rendering the
+// kernel holds uses it (users, under FS.mu), and dropped with the last
+// one.
+//
+// A piece is final once the branch has a message after it that is neither
+// injected context nor an event: until then, context at the branch's end
+// may join the turn of a prompt appended next and take its heading. The
+// pieces from the first that is not final (settled) are rendered again
+// each time.
 type sizeCache struct {
 	users int
 
-	mu   sync.Mutex
-	off  []int64
-	ends backing.Endings
+	mu      sync.Mutex
+	off     []int64
+	settled int        // pieces [0, settled) are final
+	kept    *keptSizes // what the store keeps, once looked up; nil before
+
+	endsMu sync.Mutex
+	ends   map[int]backing.Ending // turn endings read for notes (noteEnding)
 }
+
+func newSizeCache() *sizeCache { return &sizeCache{off: []int64{0}} }
 
 // holdSizes returns the cache of k, counting one more user.
 func (f *FS) holdSizes(k sizeKey) *sizeCache {
@@ -64,7 +95,7 @@ func (f *FS) holdSizes(k sizeKey) *sizeCache {
 	defer f.mu.Unlock()
 	c := f.sizes[k]
 	if c == nil {
-		c = &sizeCache{off: []int64{0}}
+		c = newSizeCache()
 		f.sizes[k] = c
 	}
 	c.users++
@@ -86,35 +117,100 @@ func (f *FS) dropSizes(k sizeKey) {
 	}
 }
 
-// offsets returns the piece offsets of v's messages in format ft, and
-// how the turns a later one followed ended. The slices are shared:
-// callers only read them.
-func (c *sizeCache) offsets(v backing.View, ft format) ([]int64, []backing.Ending, error) {
+// offsets returns the piece offsets of v's messages in format ft, v a
+// view of a branch of session s. The slice is shared: callers only read
+// it.
+func (c *sizeCache) offsets(s backing.Session, v backing.View, ft format) ([]int64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := v.Len()
-	if n < len(c.off)-1 { // the log was repaired and shrank: start over
-		c.off, c.ends = []int64{0}, backing.Endings{}
+	if n < c.settled { // the log was repaired and shrank: start over
+		c.off, c.settled, c.kept = []int64{0}, 0, nil
+		c.endsMu.Lock()
+		c.ends = nil
+		c.endsMu.Unlock()
 	}
+	if len(c.off)-1 > c.settled {
+		// Pieces not final: rendered again, in a new array, as readers
+		// may hold the old one.
+		c.off = slices.Clone(c.off[:c.settled+1])
+	}
+	if c.kept == nil && ft != formatJSONL {
+		c.kept = lookUpKept(s, v, ft)
+	}
+	own := v.Inherited()
+	pending := -1 // the first context message of own after the last message that settles it
 	const batch = 1024
 	for have := len(c.off) - 1; have < n; have = len(c.off) - 1 {
-		to := min(n, have+batch)
 		if ft == formatJSONL {
 			// A JSONL piece is the stored line and a newline: its size
-			// is in the index, no read needed.
-			for i := have; i < to; i++ {
+			// is in the index, no read needed, and final.
+			for i := have; i < n; i++ {
 				c.off = append(c.off, c.off[len(c.off)-1]+int64(v.RawLen(i))+1)
 			}
+			break
+		}
+		if sizes := c.kept.at(have); len(sizes) > 0 {
+			for _, size := range sizes {
+				c.off = append(c.off, c.off[len(c.off)-1]+int64(size))
+			}
+			pending = -1 // kept sizes are final ones
 			continue
 		}
-		msgs, err := v.Read(have, to)
+		msgs, err := v.Read(have, c.kept.stop(have, min(n, have+batch)))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for _, m := range msgs {
-			c.ends.Add(m)
-			c.off = append(c.off, c.off[len(c.off)-1]+int64(len(ft.render(m, c.ends.Finished()))))
+			var prev backing.Ending
+			if m.TurnStart && m.Turn >= 2 {
+				if prev, err = c.ending(v, m.Turn-1); err != nil {
+					return nil, err
+				}
+			}
+			c.off = append(c.off, c.off[len(c.off)-1]+int64(len(ft.render(m, prev))))
+			if m.Index < own {
+				continue // an ancestor's: final in this view, whatever follows
+			}
+			switch k, _, err := backing.Classify(m.Raw); {
+			case err == nil && k.Context:
+				if pending < 0 {
+					pending = m.Index
+				}
+			case err != nil || !k.Event:
+				pending = -1
+			}
 		}
 	}
-	return c.off[: n+1 : n+1], c.ends.Finished(), nil
+	if c.settled = n; pending >= 0 {
+		c.settled = pending
+	}
+	c.kept.keep(v, c.off, c.settled)
+	return c.off[: n+1 : n+1], nil
+}
+
+// ending is how turn k of v ended, for the note of turn k+1's first piece
+// (noteEnding), read once: a turn that a later one followed never changes.
+// Only turns that may have been cut off are read, and kept.
+func (c *sizeCache) ending(v backing.View, k int) (backing.Ending, error) {
+	if may, err := mayBeCutOff(v, k); !may || err != nil {
+		return backing.Ending{}, err
+	}
+	c.endsMu.Lock()
+	e, ok := c.ends[k]
+	c.endsMu.Unlock()
+	if ok {
+		return e, nil
+	}
+	e, err := backing.TurnEnding(v, k)
+	if err != nil {
+		return e, err
+	}
+	c.endsMu.Lock()
+	if c.ends == nil {
+		c.ends = map[int]backing.Ending{}
+	}
+	c.ends[k] = e
+	c.endsMu.Unlock()
+	return e, nil
 }

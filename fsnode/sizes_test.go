@@ -1,12 +1,21 @@
 package fsnode
 
 import (
+	"bytes"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/backing/filestore"
 )
+
+// endingBefore is how the turn before m's ended, as ends has read it (the
+// branch from its first message to m at least), for m's note.
+func endingBefore(ends *backing.Endings, m backing.Message) backing.Ending {
+	e, _ := ends.Turn(m.Turn - 1)
+	return e
+}
 
 // A branch's piece-offset cache is shared by the renderings of one format
 // and dropped when the kernel forgets the last of them, so the caches do
@@ -57,5 +66,173 @@ func TestSizeCacheDroppedOnForget(t *testing.T) {
 	// A request after the forget is still answered, and keeps nothing.
 	if sp, err := whole.span(false); err != nil || sp.size() == 0 || caches() != 0 {
 		t.Errorf("span after forget: %v, size %d, %d caches", err, sp.size(), caches())
+	}
+}
+
+// countingSession counts its views' reads of messages, and keeps sizes as
+// the session under it does.
+type countingSession struct {
+	*filestore.Session
+	reads *atomic.Int64
+}
+
+type countingView struct {
+	backing.View
+	reads *atomic.Int64
+}
+
+func (s countingSession) ViewID(id string) (backing.View, error) {
+	v, err := s.Session.ViewID(id)
+	if err != nil {
+		return nil, err
+	}
+	return countingView{v, s.reads}, nil
+}
+
+func (v countingView) Read(from, to int) ([]backing.Message, error) {
+	v.reads.Add(int64(to - from))
+	return v.View.Read(from, to)
+}
+
+// allPieces is the pieces of every message of v in format f, rendered
+// from the first.
+func allPieces(t *testing.T, v backing.View, f format) []byte {
+	t.Helper()
+	msgs, err := v.Read(0, v.Len())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ends backing.Endings
+	var out []byte
+	for _, m := range msgs {
+		ends.Add(m)
+		out = append(out, f.render(m, endingBefore(&ends, m))...)
+	}
+	return out
+}
+
+// conversation is n turns of a prompt with injected context before it, a
+// tool call and its result, an answer and a turn_end.
+func conversation(n int) [][]byte {
+	var msgs [][]byte
+	for i := range n {
+		msgs = append(msgs,
+			fmt.Appendf(nil, `{"role":"user","context":"environment","content":"cwd %d"}`, i),
+			fmt.Appendf(nil, `{"role":"user","content":"question %d with key AKIAIOSFODNN7EXAMPLE"}`, i),
+			fmt.Appendf(nil, `{"role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{"command":"ls"}}]}`, i),
+			fmt.Appendf(nil, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":"a\nb"}]}`, i),
+			fmt.Appendf(nil, `{"role":"assistant","content":"answer %d"}`, i))
+		if i%3 == 1 { // some turns end, others are cut off
+			msgs = append(msgs, []byte(`{"role":"event","content":"","event":"turn_end","data":{}}`))
+		}
+	}
+	return msgs
+}
+
+// A fresh mount over a store that keeps piece sizes knows a rendering's
+// size without reading a message, and serves the same bytes as one that
+// renders every message; on a fork too, whose inherited part is its
+// parent's kept sizes.
+func TestKeptSizesFreshMount(t *testing.T) {
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := bs.(*filestore.Session)
+	if err := s.AppendID("", conversation(40)); err != nil {
+		t.Fatal(err)
+	}
+	main, err := s.Branch("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A fork after the context of turn 21, before its prompt: that
+	// context has the turn's heading in main, not in the fork.
+	v, _ := s.ViewID("")
+	from, _, _ := v.TurnRange(21)
+	fork, err := s.Fork(main.ID, from+1, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendID(fork.ID, conversation(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := KeepSizes(s); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []backing.Branch{main, fork} {
+		for _, f := range keptFormats {
+			reads := new(atomic.Int64)
+			cs := countingSession{s, reads}
+			v, err := cs.ViewID(b.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			off, err := newSizeCache().offsets(cs, v, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The fork's inherited context is read again (it is not
+			// final in main's kept sizes), and what is before it, back
+			// to a prompt.
+			if r := reads.Load(); b.ID == main.ID && r != 0 || r > 17 {
+				t.Errorf("branch %s, format %s: %d messages read to know the size", b.Name, f.keptName(), r)
+			}
+			fsys := New(st, Options{}).fsys // a fresh mount
+			n := newRenderedFile(fsys, branchRef{s: cs, id: b.ID}, f, 0)
+			sp, err := n.span(true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sp.pieces() != off[len(off)-1] {
+				t.Errorf("branch %s, format %s: the mount's size %d, the cache's %d", b.Name, f.keptName(), sp.pieces(), off[len(off)-1])
+			}
+			want := allPieces(t, sp.v, f)
+			if got := sp.pieces(); got != int64(len(want)) {
+				t.Errorf("branch %s, format %s: size %d, want %d", b.Name, f.keptName(), got, len(want))
+			}
+			var got []byte
+			for off := int64(0); off < sp.pieces(); off += 100 {
+				got, err = n.readPieces(sp, got, off, min(off+100, sp.pieces()))
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("branch %s, format %s: read %d bytes unlike the rendering's %d", b.Name, f.keptName(), len(got), len(want))
+			}
+		}
+	}
+}
+
+// Injected context at a branch's end takes the heading of the turn of a
+// prompt appended after it: the size and bytes a mount serves follow,
+// and what it keeps is only final pieces.
+func TestSizesContextJoinsNextTurn(t *testing.T) {
+	st := newStore(t)
+	k := newKernel(t, st, Options{})
+	s, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendID("", [][]byte{[]byte(`{"role":"user","content":"p1"}`), []byte(`{"role":"assistant","content":"a1"}`), []byte(`{"role":"system","content":"ctx"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	k.stat("s/transcript.md")
+	if err := s.AppendID("", [][]byte{[]byte(`{"role":"user","content":"p2"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	k.root.fsys.flush()
+	a, _ := k.stat("s/transcript.md")
+	got := k.catFile("s/transcript.md", int(a.Size))
+	k2 := newKernel(t, st, Options{}) // a fresh mount, with the sizes kept by the first
+	b, _ := k2.stat("s/transcript.md")
+	want := k2.catFile("s/transcript.md", int(b.Size))
+	if !bytes.Equal(got, want) || !bytes.Contains(want, []byte("## Turn 2\n\n**system")) {
+		t.Errorf("after a prompt joined the context before it, the mount serves\n%s\nwant\n%s", got, want)
 	}
 }

@@ -1,7 +1,8 @@
 // Package filestore is the file engine: a store kept in a folder, as
 // append-only logs under file locks. It implements backing's contract
 // (backing.Store, Session, View) and its optional Checker (fsck and
-// repair), Sweeper and Finder (search and the catalog, in SQLite); it
+// repair), Sweeper, Finder (search and the catalog, in SQLite) and
+// SizeKeeper (piece sizes, sizes.go); it
 // owns the layout and format version on disk, the locks that let several
 // processes write one store, crash recovery, and the offset indexes that
 // make reading any part of a long session cheap. It knows nothing of
@@ -15,6 +16,8 @@
 //	index/search.db             the search index and catalog (index.go):
 //	                            derived, rebuilt whenever it is missing
 //	index/dirty/<id>            sessions changed since the index saw them
+//	index/sizes/<id>/<branch-id>.<format>
+//	                            kept piece sizes (sizes.go): derived
 //	names/<name> -> ../sessions/<id>     active sessions
 //	archive/<name> -> ../sessions/<id>   archived sessions
 //	trash/<id> -> ../sessions/<id>       sessions in the trash

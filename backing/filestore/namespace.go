@@ -414,6 +414,9 @@ func (st *Store) purge(id string) error {
 	if err := remove(st.path("trash", id)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
+	if err := st.dropKeptSizes(id); err != nil {
+		return err
+	}
 	st.mu.Lock()
 	delete(st.sessions, id)
 	st.mu.Unlock()

@@ -34,7 +34,10 @@ func runImport(args []string) int {
 			"A Claude Code rewind's abandoned path becomes a branch, rewind-1, …; a\n"+
 			"subagent's lines a branch subagent-1, …, and a subagent's own file\n"+
 			"(subagents/agent-*.jsonl) a session <name>-agent-<id> named after its\n"+
-			"session and linked to it, as a Codex fork is to its origin.")
+			"session and linked to it, as a Codex fork is to its origin.\n"+
+			"It also has the store keep the size of each message's piece of the\n"+
+			"transcripts (index/sizes/), so that a mount knows a long session's file\n"+
+			"sizes at once.")
 	format := c.fs.String("format", "auto", "the source format: claude-code, codex, gemini or auto (by content)")
 	rest, code, ok := c.parse(args, 0, -1)
 	if !ok {
@@ -69,6 +72,7 @@ func runImport(args []string) int {
 		},
 		Progress: progress.show,
 	})
+	sizes := startKeepingSizes(st, c.warn)
 	err = imports.Run(rest, func(r importer.Result) {
 		progress.clear()
 		switch {
@@ -79,8 +83,10 @@ func runImport(args []string) int {
 			fmt.Fprintf(os.Stderr, "sessfs import: %s: already imported as %s, nothing new\n", r.Path, r.Name)
 		default:
 			fmt.Println(r.Name)
+			sizes.add(r.Name)
 		}
 	})
+	sizes.wait()
 	// The paths could not be listed (nothing was imported), or a session
 	// that came from another could not be linked to it.
 	if err != nil {

@@ -1,0 +1,272 @@
+package filestore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// The kept piece sizes (backing.SizeKeeper): one file per branch and
+// format, index/sizes/<session-id>/<branch-id>.<format>, under the
+// store's derived indexes, so deleting index/ forgets them and nothing
+// else. A file is
+//
+//	sessfs sizes 1 <log inode> <stamp>\n
+//	record…
+//
+// and a record is the sizes of own messages [from, from+count), uvarints:
+// from, count, the count sizes, the log offset just past message
+// from+count-1, then a CRC-32 of those bytes seeded with the header. A
+// mount appends a record as the branch grows (O_APPEND, one write), and a
+// record is believed only when its CRC holds under this file's header and
+// its end offset is where the log's message ends now: a torn record, one
+// written under another stamp, or a log rewritten or cut back make it
+// stale. What is stale is removed and rebuilt by the caller. No lock is
+// taken: two writers at once can only repeat or tear records, which a
+// reader skips or cuts off.
+
+// sizesMagic opens a sizes file; the number is the layout's version.
+const sizesMagic = "sessfs sizes 1"
+
+var _ backing.SizeKeeper = (*Session)(nil)
+
+// sizesPath is where branch id's sizes in format are kept. format is a
+// caller's name: only letters, digits and dots make a file name of it.
+func (s *Session) sizesPath(branchID, format string) (string, error) {
+	for _, c := range []byte(format) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.') || format == "" || format[0] == '.' {
+			return "", backing.Sentencef(backing.ErrInvalid, "format %q: not a name for kept sizes", format)
+		}
+	}
+	if err := backing.ValidName(branchID); err != nil || filepath.Base(branchID) != branchID {
+		return "", backing.Sentencef(backing.ErrInvalid, "branch id %q", branchID)
+	}
+	return s.st.path("index", "sizes", s.id, branchID+"."+format), nil
+}
+
+// logNow is the branch's own log as it is now: its inode, and where each
+// message ends (the offset just past its newline; false past the last).
+func (s *Session) logNow(branchID string) (ino uint64, ends func(i int) (int64, bool), err error) {
+	x := s.logIndex(branchID)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.refresh(); err != nil {
+		return 0, nil, err
+	}
+	msgs := x.msgs[:len(x.msgs):len(x.msgs)] // only grows: a copy of the header is enough
+	return x.ino, func(i int) (int64, bool) {
+		if i < 0 || i >= len(msgs) {
+			return 0, false
+		}
+		return msgs[i].end(), true
+	}, nil
+}
+
+// sizesHeader is the header of a file of sizes kept under stamp for the
+// log of inode ino.
+func sizesHeader(ino uint64, stamp string) []byte {
+	return fmt.Appendf(nil, "%s %d %s\n", sizesMagic, ino, stamp)
+}
+
+// KeptSizes implements backing.SizeKeeper.
+func (s *Session) KeptSizes(branchID, format, stamp string) ([]uint32, error) {
+	path, err := s.sizesPath(branchID, format)
+	if err != nil {
+		return nil, err
+	}
+	data, err := readFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ino, ends, err := s.logNow(branchID)
+	if err != nil {
+		return nil, err
+	}
+	head := sizesHeader(ino, stamp)
+	if !bytes.HasPrefix(data, head) {
+		return nil, dropSizes(path) // another stamp, or the log was replaced
+	}
+	sizes, good := parseSizes(data, len(head), crc32.ChecksumIEEE(head), ends)
+	switch {
+	case len(sizes) == 0:
+		return nil, dropSizes(path)
+	case good < len(data):
+		// A torn or stale record, and anything after it: cut it off, so
+		// that what the caller appends next is read.
+		if err := truncate(path, int64(good)); err != nil {
+			return nil, err
+		}
+	}
+	return sizes, nil
+}
+
+// parseSizes reads the records of data from off, each checked with seed
+// and against the log (ends), and returns the sizes they give from own
+// message 0 on and the offset just past the last record used. It stops at
+// the first record that is torn, stale or leaves a gap; one that repeats
+// sizes already read adds only what it has beyond them.
+func parseSizes(data []byte, off int, seed uint32, ends func(int) (int64, bool)) ([]uint32, int) {
+	var sizes []uint32
+	good := off
+	for off < len(data) {
+		rec := data[off:]
+		p := 0
+		next := func() (uint64, bool) {
+			v, n := binary.Uvarint(rec[p:])
+			if n <= 0 {
+				return 0, false
+			}
+			p += n
+			return v, true
+		}
+		from, ok1 := next()
+		count, ok2 := next()
+		if !ok1 || !ok2 || count == 0 || count > uint64(len(rec)) || from > uint64(len(sizes)) {
+			break
+		}
+		got := make([]uint32, 0, count)
+		ok := true
+		for range count {
+			v, okv := next()
+			if !okv || v > 1<<32-1 {
+				ok = false
+				break
+			}
+			got = append(got, uint32(v))
+		}
+		end, oke := next()
+		if !ok || !oke || p+4 > len(rec) {
+			break
+		}
+		if crc32.Update(seed, crc32.IEEETable, rec[:p]) != binary.LittleEndian.Uint32(rec[p:]) {
+			break
+		}
+		if at, ok := ends(int(from + count - 1)); !ok || at != int64(end) {
+			break // the log changed under it
+		}
+		if have := uint64(len(sizes)); from+count > have {
+			sizes = append(sizes, got[have-from:]...)
+		}
+		off += p + 4
+		good = off
+	}
+	return sizes, good
+}
+
+// sizesRecord is the record of sizes [from, len(sizes)), the log's
+// message len(sizes)-1 ending at end.
+func sizesRecord(seed uint32, sizes []uint32, from int, end int64) []byte {
+	rec := binary.AppendUvarint(nil, uint64(from))
+	rec = binary.AppendUvarint(rec, uint64(len(sizes)-from))
+	for _, v := range sizes[from:] {
+		rec = binary.AppendUvarint(rec, uint64(v))
+	}
+	rec = binary.AppendUvarint(rec, uint64(end))
+	return binary.LittleEndian.AppendUint32(rec, crc32.Update(seed, crc32.IEEETable, rec))
+}
+
+// KeepSizes implements backing.SizeKeeper: it appends what is beyond
+// kept to the file, or writes the file anew when there is none (kept 0,
+// or it went). It is not made durable: a crash can lose it, never make
+// it wrong.
+func (s *Session) KeepSizes(branchID, format, stamp string, sizes []uint32, kept int) error {
+	if kept >= len(sizes) {
+		return nil
+	}
+	path, err := s.sizesPath(branchID, format)
+	if err != nil {
+		return err
+	}
+	ino, ends, err := s.logNow(branchID)
+	if err != nil {
+		return err
+	}
+	end, ok := ends(len(sizes) - 1)
+	if !ok {
+		return fmt.Errorf("keep sizes of %d messages of branch %s: its log has fewer", len(sizes), branchID)
+	}
+	head := sizesHeader(ino, stamp)
+	seed := crc32.ChecksumIEEE(head)
+	if kept > 0 {
+		f, err := openFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err == nil {
+			_, err = f.Write(sizesRecord(seed, sizes, kept, end))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			return err
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	for _, dir := range []string{s.st.path("index"), s.st.path("index", "sizes"), filepath.Dir(path)} {
+		if err := mkdirExisting(dir); err != nil {
+			return err
+		}
+	}
+	return replaceQuick(path, append(head, sizesRecord(seed, sizes, 0, end)...))
+}
+
+// replaceQuick replaces a derived file with data: a temp file renamed
+// over it, so a reader sees the old file or the new, but not synced.
+func replaceQuick(path string, data []byte) error {
+	tmp := filepath.Join(filepath.Dir(path), tmpPrefix+filepath.Base(path)+"-"+strconv.FormatUint(uint64(rand.Uint32()), 10))
+	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, fileMode)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = rename(tmp, path, 0)
+	}
+	if err != nil {
+		remove(tmp)
+	}
+	return err
+}
+
+// dropSizes removes a stale file of sizes.
+func dropSizes(path string) error {
+	if err := remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// truncate cuts a file of the store to size.
+func truncate(path string, size int64) error {
+	f, err := openFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// dropKeptSizes forgets every size kept for session id: it is gone.
+func (st *Store) dropKeptSizes(id string) error {
+	if err := removeAll(st.path("index", "sizes", id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}

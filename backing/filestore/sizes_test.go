@@ -1,0 +1,142 @@
+package filestore
+
+import (
+	"os"
+	"slices"
+	"testing"
+)
+
+// keptSizes is KeptSizes of the default branch in format "md", failing
+// the test on an error.
+func keptSizes(t *testing.T, s *Session, stamp string) []uint32 {
+	t.Helper()
+	got, err := s.KeptSizes(idOf(t, s, ""), "md", stamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func keepSizes(t *testing.T, s *Session, stamp string, sizes []uint32, kept int) {
+	t.Helper()
+	if err := s.KeepSizes(idOf(t, s, ""), "md", stamp, sizes, kept); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Kept sizes come back as kept, grow by appends, and are read by another
+// process; none are kept at first.
+func TestSizesKept(t *testing.T) {
+	st := openStore(t)
+	s := newSession(t, st, "s")
+	appendTurns(t, s, "", "", 3) // 6 messages
+	if got := keptSizes(t, s, "v1"); got != nil {
+		t.Fatalf("sizes before any were kept: %v", got)
+	}
+	keepSizes(t, s, "v1", []uint32{10, 20, 30, 40}, 0)
+	keepSizes(t, s, "v1", []uint32{10, 20, 30, 40, 50, 60}, 4)
+	want := []uint32{10, 20, 30, 40, 50, 60}
+	if got := keptSizes(t, s, "v1"); !slices.Equal(got, want) {
+		t.Fatalf("kept %v, want %v", got, want)
+	}
+	// Two writers that both add the same sizes: the repeat is skipped.
+	keepSizes(t, s, "v1", []uint32{10, 20, 30, 40, 50, 60}, 4)
+	if got := keptSizes(t, reopen(t, st, "s"), "v1"); !slices.Equal(got, want) {
+		t.Fatalf("another process reads %v, want %v", got, want)
+	}
+	// Sizes of more messages than the log has are refused.
+	if err := s.KeepSizes(idOf(t, s, ""), "md", "v1", make([]uint32, 7), 6); err == nil {
+		t.Error("kept sizes of 7 messages of a log of 6")
+	}
+	if err := s.KeepSizes(idOf(t, s, ""), "../x", "v1", want, 0); err == nil {
+		t.Error("a format that is a path was taken")
+	}
+}
+
+// What is stale is forgotten: another stamp, a log replaced or cut back
+// past the sizes, a torn record (cut off, the rest kept).
+func TestSizesStale(t *testing.T) {
+	st := openStore(t)
+	s := newSession(t, st, "s")
+	appendTurns(t, s, "", "", 3)
+	path, err := s.sizesPath(idOf(t, s, ""), "md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := []uint32{1, 2, 3, 4, 5, 6}
+
+	keepSizes(t, s, "v1", sizes[:4], 0)
+	if got := keptSizes(t, s, "v2"); got != nil {
+		t.Errorf("sizes of another stamp: %v", got)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("stale sizes left on disk: %v", err)
+	}
+
+	// A torn record: what was before it stays, and an append after is read.
+	keepSizes(t, s, "v1", sizes[:4], 0)
+	keepSizes(t, s, "v1", sizes[:5], 4)
+	fi, _ := os.Stat(path)
+	if err := os.Truncate(path, fi.Size()-1); err != nil {
+		t.Fatal(err)
+	}
+	if got := keptSizes(t, s, "v1"); !slices.Equal(got, sizes[:4]) {
+		t.Errorf("after a torn record: %v, want %v", got, sizes[:4])
+	}
+	keepSizes(t, s, "v1", sizes, 4)
+	if got := keptSizes(t, s, "v1"); !slices.Equal(got, sizes) {
+		t.Errorf("after an append past a torn record: %v, want %v", got, sizes)
+	}
+
+	// The log cut back past the sizes (a repair), then grown again with
+	// other messages: the sizes past the cut are stale.
+	log := logPath(t, s, "")
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	cut := 0
+	for i, c := range data {
+		if c == '\n' {
+			if lines++; lines == 4 {
+				cut = i + 1
+			}
+		}
+	}
+	if err := os.Truncate(log, int64(cut)); err != nil {
+		t.Fatal(err)
+	}
+	appendRaw(t, log, string(msg("user", "a longer question than before"))+"\n"+string(msg("assistant", "and its answer"))+"\n")
+	if got := keptSizes(t, s, "v1"); !slices.Equal(got, sizes[:4]) {
+		t.Errorf("after the log was cut back to 4 messages and grew to 6 again: %v, want %v", got, sizes[:4])
+	}
+
+	// The log replaced (a migration rewrote it): nothing is kept.
+	if err := os.WriteFile(log+".new", data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(log+".new", log); err != nil {
+		t.Fatal(err)
+	}
+	if got := keptSizes(t, s, "v1"); got != nil {
+		t.Errorf("sizes of a log that was replaced: %v", got)
+	}
+}
+
+// A session purged from the trash takes its kept sizes with it.
+func TestSizesPurged(t *testing.T) {
+	st := openStore(t)
+	s := newSession(t, st, "s")
+	appendTurns(t, s, "", "", 1)
+	keepSizes(t, s, "v1", []uint32{1, 2}, 0)
+	if err := st.Trash("s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.purge(s.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(st.path("index", "sizes", s.ID())); !os.IsNotExist(err) {
+		t.Errorf("kept sizes outlive their session: %v", err)
+	}
+}
