@@ -88,6 +88,8 @@ demo: build
 	@if mountpoint -q "$(DEMO_MNT)" 2>/dev/null; then echo "$(DEMO_MNT) is still mounted: run $(BIN) umount $(DEMO_MNT)"; exit 1; fi
 	@mkdir -p "$(DEMO_MNT)"
 	@if [ -f "$(DEMO_STORE)/FORMAT" ]; then echo "Using $(DEMO_STORE) as you left it (make demo-reset starts over)."; fi
+	@# A demo store an earlier sessfs wrote is upgraded to this one's format.
+	@if [ -f "$(DEMO_STORE)/FORMAT" ]; then $(BIN) migrate --store "$(DEMO_STORE)" | grep -v 'nothing to do$$' || true; fi
 	@if [ -n "$(DEMO_DATA)" ]; then \
 		$(BIN) import --store "$(DEMO_STORE)" $(DEMO_DATA) 2>&1 >/dev/null | grep -v 'nothing new$$' || true; \
 	elif $(BIN) new --store "$(DEMO_STORE)" --title "A sample session" sample >/dev/null 2>&1; then \

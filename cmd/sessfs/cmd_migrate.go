@@ -62,8 +62,8 @@ A PostgreSQL store upgrades its schema with 'sessfs db migrate'.`, storeFormat))
 		fmt.Printf("store %s is of format %d already: nothing to do\n", real, storeFormat)
 		return exitOK
 	}
-	fmt.Printf("store %s migrated from format %d to %d: %d sessions rewritten, their logs %s → %s\n",
-		real, res.From, storeFormat, res.Sessions, humanBytes(res.Before), humanBytes(res.After))
+	fmt.Printf("store %s migrated from format %d to %d: %s rewritten, their logs %s → %s\n",
+		real, res.From, storeFormat, plural(res.Sessions, "session"), humanBytes(res.Before), humanBytes(res.After))
 	return exitOK
 }
 
