@@ -44,10 +44,12 @@ const (
 	// short, and "reason", a string, why. A branch that writes turn_end
 	// has its turns without one marked interrupted (turns.go).
 	EventTurnEnd = "turn_end"
+	// file_snapshot (EventFileSnapshot, snapshots.go): a file's state
+	// before a turn edits it.
 )
 
 // EventKinds are the kinds above, in the order the README lists them.
-var EventKinds = []string{EventUsage, EventConfigChanged, EventRunCompleted, EventRunErrored, EventTurnEnd}
+var EventKinds = []string{EventUsage, EventConfigChanged, EventRunCompleted, EventRunErrored, EventTurnEnd, EventFileSnapshot}
 
 // eventField is one field a kind's data may have, and its JSON type:
 // '"' a string, '{' an object, '0' a count (an integer >= 0), 'b' a
@@ -66,6 +68,8 @@ var eventShapes = map[string][]eventField{
 	EventRunCompleted:  {},
 	EventRunErrored:    {{"error", '"'}},
 	EventTurnEnd:       {{"interrupted", 'b'}, {"reason", '"'}},
+	EventFileSnapshot: {{"path", '"'}, {"turn", '0'}, {"exists", 'b'}, {"content", '"'},
+		{"encoding", '"'}, {"size", '0'}, {"sha256", '"'}, {"mode", '0'}},
 }
 
 // CheckEvent checks the data of an event of kind: for one of EventKinds,
@@ -107,6 +111,8 @@ func CheckEvent(kind string, data []byte) error {
 		if !seen["error"] || eventString(data, "error") == "" {
 			return fmt.Errorf("%w: event %q: data.error must say what went wrong", ErrInvalid, kind)
 		}
+	case EventFileSnapshot:
+		return checkSnapshot(data)
 	}
 	return nil
 }

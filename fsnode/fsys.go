@@ -32,6 +32,9 @@ type Options struct {
 	// backing.Remover, so that rmdir and a move into the store drop a
 	// session. nil: no tmp/.
 	Tmp backing.Store
+	// FileHistory reads the agents' own file histories, for
+	// turns/<n>/files/ (backing.Snapshots); nil: sessfs's snapshots only.
+	FileHistory backing.AgentFileHistory
 }
 
 // FS is what every node of one mount shares: the store, the options and the

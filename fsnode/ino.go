@@ -49,6 +49,9 @@ const (
 	kindCompaction  // compaction.json of a branch (the session's: its default branch)
 	kindEvents      // events.jsonl of a branch (the session's: its default branch)
 	kindTurnInfo    // info.json of a turn
+	kindTurnFiles   // files/ of a turn and its folders: by the turn's ids and the folder's path
+	kindTurnFile    // files/<path> of a turn: by the turn's ids and the path
+	kindFilesDoc    // files.json of a turn
 )
 
 // inoID is what the inode numbers of session id's nodes hash: the id for

@@ -13,8 +13,9 @@ import (
 )
 
 // turnDir is turns/<n>/: the turn's messages.jsonl, transcript.md,
-// usage.json and info.json (turn_info.go), and fork/, where `mkdir fork/<x>` forks the branch after
-// this turn.
+// usage.json and info.json (turn_info.go), files/ and files.json (the
+// files snapshotted before the turn: turn_files.go), and fork/, where
+// `mkdir fork/<x>` forks the branch after this turn.
 type turnDir struct {
 	base
 	refusing
@@ -22,6 +23,14 @@ type turnDir struct {
 	turn  int
 	ids   []string
 	clock turnClock
+
+	filesOnce sync.Once
+	files     *turnFiles // made at the first lookup of files/ or files.json
+}
+
+func (n *turnDir) turnFiles() *turnFiles {
+	n.filesOnce.Do(func() { n.files = &turnFiles{fsys: n.fsys, ref: n.ref, turn: n.turn} })
+	return n.files
 }
 
 var (
@@ -104,6 +113,8 @@ func (n *turnDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		entry("messages.jsonl", fileMode, ino(kindTurnMessages, n.ids...)),
 		entry("usage.json", fileMode, ino(kindTurnUsage, n.ids...)),
 		entry("info.json", fileMode, ino(kindTurnInfo, n.ids...)),
+		entry("files.json", fileMode, ino(kindFilesDoc, n.ids...)),
+		entry("files", syscall.S_IFDIR, ino(kindTurnFiles, append(append([]string(nil), n.ids...), "/")...)),
 		entry("fork", syscall.S_IFDIR, ino(kindFork, n.ids...)),
 	}), 0
 }
@@ -120,6 +131,11 @@ func (n *turnDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	case "info.json":
 		d := &turnInfo{ref: n.ref, turn: n.turn, clock: &n.clock}
 		in = child(ctx, &n.Inode, name, &docFile{base: base{fsys: n.fsys}, doc: d.doc}, fileMode, ino(kindTurnInfo, n.ids...))
+	case "files.json":
+		in = child(ctx, &n.Inode, name, &docFile{base: base{fsys: n.fsys}, doc: n.turnFiles().doc}, fileMode, ino(kindFilesDoc, n.ids...))
+	case "files":
+		d := &filesDir{base: base{fsys: n.fsys}, files: n.turnFiles(), dir: "/", ids: n.ids}
+		in = child(ctx, &n.Inode, name, d, syscall.S_IFDIR, d.ino(syscall.S_IFDIR, "/"))
 	case "fork":
 		in = child(ctx, &n.Inode, name, &forkDir{base: base{fsys: n.fsys}, ref: n.ref, turn: n.turn}, syscall.S_IFDIR, ino(kindFork, n.ids...))
 	default:

@@ -29,6 +29,7 @@ func testViews(t *testing.T, open Opener) {
 		"BranchRenamed": viewBranchRenamed,
 		"Typed":         viewTyped,
 		"Checkpoints":   viewCheckpoints,
+		"FileSnapshots": viewFileSnapshots,
 		"Compaction":    viewCompaction,
 	})
 }

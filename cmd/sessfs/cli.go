@@ -116,14 +116,29 @@ func (c *cli) session(arg string) (backing.Session, error) {
 // branchView opens the session a SESSION argument names and a view of its
 // branch named branch ("" the default one) as of now.
 func (c *cli) branchView(arg, branch string) (backing.Session, backing.View, error) {
-	s, err := c.session(arg)
+	_, s, v, err := c.storeBranchView(arg, branch)
+	return s, v, err
+}
+
+// storeBranchView is branchView with the store it opened, for a command
+// that asks the store too (its limits).
+func (c *cli) storeBranchView(arg, branch string) (backing.Store, backing.Session, backing.View, error) {
+	st, err := c.open()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	name, err := resolve(st, arg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := st.Session(name)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	b, err := s.Branch(branch)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	v, err := s.ViewID(b.ID)
-	return s, v, err
+	return st, s, v, err
 }

@@ -22,6 +22,8 @@ shown as conversation. The documented kinds and their data:
   run_errored     {"error": string, required}: marks its turn interrupted
   turn_end        {"interrupted": true|false, "reason": string}: a branch that
                    writes turn_end has a turn without one marked interrupted
+  file_snapshot   {"path": absolute, "turn": from 1, "exists": true|false, "content",
+                   "encoding", "size", "sha256", "mode"}: see sessfs snapshot
 Other fields are kept; data that breaks its kind's shape is refused. Any
 other KIND is kept with any JSON data.`)
 	branch := c.fs.String("branch", "", "the branch `B` (default: the default branch)")

@@ -65,6 +65,8 @@ func commands() []command {
 		{"checkpoint", "mark the head of a branch with a name, or list the marks", runCheckpoint},
 		{"compact", "make a branch that starts with a summary of a branch's earlier turns", runCompact},
 		{"event", "append a typed event (usage, turn_end, run_errored, …) to a branch", runEvent},
+		{"snapshot", "record files as they are before a turn edits them", runSnapshot},
+		{"revert-code", "put the files snapshotted after a turn back as they were then", runRevertCode},
 		{"replay", "play a branch at the pace it was written, from a turn or checkpoint", runReplay},
 		{"usage", "report the tokens sessions spent and their cost, by day, project, model or session", runUsage},
 		{"branch", "rename or remove a branch (branch rename | branch rm)", runBranch},

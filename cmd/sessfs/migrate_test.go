@@ -2,10 +2,10 @@ package main
 
 import (
 	"archive/tar"
-	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -189,7 +189,7 @@ func TestMigrateKilled(t *testing.T) {
 		t.Fatal("no run to undo was killed midway in 20")
 	}
 	u.ok("migrate", "--abort")
-	if got := treeOf(t, u.dir); !equalTrees(got, original) {
+	if got := treeOf(t, u.dir); !maps.Equal(got, original) {
 		t.Error("the store after --abort is not the store before the migration")
 	}
 	u.fails(1, "sessfs migrate", "", "ls")
@@ -248,16 +248,4 @@ func treeOf(t *testing.T, root string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
-}
-
-func equalTrees(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if !bytes.Equal([]byte(b[k]), []byte(v)) {
-			return false
-		}
-	}
-	return true
 }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeAged writes a file last modified an hour ago: before any turn a
+// test appends ended, as an agent's edit is.
+func writeAged(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(path, mode)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(path, old, old)
+}
+
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			c, _ := os.ReadFile(p)
+			fi, _ := d.Info()
+			out[strings.TrimPrefix(p, dir+"/")] = fi.Mode().Perm().String() + " " + string(c)
+		}
+		return err
+	})
+	return out
+}
+
+// sessfs snapshot records files before a turn edits them (the first of a
+// turn wins; a missing file is recorded as such), and sessfs revert-code
+// puts a tree back byte for byte, prints what it changes, changes nothing
+// with --dry-run, and refuses, changing nothing, to overwrite a file
+// changed since the agent's last turn on it, unless --force.
+func TestSnapshotRevertCode(t *testing.T) {
+	s := newStore(t)
+	dir := t.TempDir()
+	a, bin, gone := filepath.Join(dir, "a.txt"), filepath.Join(dir, "sub", "b.bin"), filepath.Join(dir, "new.txt")
+	writeAged(t, a, "a0\n", 0o644)
+	writeAged(t, bin, "\x00\xff\x01", 0o755)
+	before := readTree(t, dir)
+
+	s.ok("new", "s")
+	s.ok("append", "s", "turn one")
+	out := s.ok("snapshot", "s", a, gone)
+	if want := "turn 1: " + a + " (3 bytes)\nturn 1: " + gone + " (did not exist)\n"; out != want {
+		t.Errorf("snapshot printed %q, want %q", out, want)
+	}
+	writeAged(t, a, "a1\n", 0o644)
+	writeAged(t, gone, "new\n", 0o644)
+	if out := s.ok("snapshot", "s", a); !strings.Contains(out, "kept: the turn has it already") {
+		t.Errorf("a second snapshot of a.txt in turn 1: %q", out)
+	}
+	s.ok("append", "s", "turn two")
+	s.ok("snapshot", "s", "--turn", "2", a, bin)
+	writeAged(t, a, "a2\n", 0o600)
+	writeAged(t, bin, "edited", 0o644)
+	s.ok("event", "s", "turn_end")
+	after := readTree(t, dir)
+
+	n := 0
+	for _, m := range s.messages("s") {
+		if m["event"] == "file_snapshot" {
+			n++
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d file_snapshot lines, want 4", n)
+	}
+	s.fails(exitUsage, "--turn 4", "", "snapshot", "s", "--turn", "4", a)
+	s.fails(exitFail, "not a regular file", "", "snapshot", "s", dir)
+	s.fails(exitUsage, "--to-turn N is required", "", "revert-code", "s")
+	s.fails(exitFail, "has 2 turns", "", "revert-code", "s", "--to-turn", "3")
+
+	out = s.ok("revert-code", "s", "--to-turn", "0", "--dry-run")
+	if want := "restore " + a + "\ndelete  " + gone + "\nrestore " + bin + "\n"; out != want {
+		t.Errorf("dry run printed %q, want %q", out, want)
+	}
+	if got := readTree(t, dir); !maps.Equal(got, after) {
+		t.Fatalf("a dry run changed the files: %q", got)
+	}
+
+	// Someone edits a.txt after turn 2 ended: a revert would lose it.
+	later := time.Now().Add(time.Hour)
+	os.WriteFile(a, []byte("mine\n"), 0o600)
+	os.Chtimes(a, later, later)
+	s.fails(exitFail, "refused, nothing was changed: 1 change may lose work that is not the agent's: restore "+a+" (modified ", "", "revert-code", "s", "--to-turn", "1")
+	if got := readTree(t, dir); got["a.txt"] != "-rw------- mine\n" || got["new.txt"] != after["new.txt"] || got["sub/b.bin"] != after["sub/b.bin"] {
+		t.Fatalf("a refused revert changed the files: %q", got)
+	}
+	out = s.ok("revert-code", "s", "--to-turn", "1", "--force")
+	if want := "restore " + a + "\nrestore " + bin + "\n"; out != want {
+		t.Errorf("revert to 1 printed %q, want %q", out, want)
+	}
+	if got := readTree(t, dir); got["a.txt"] != "-rw-r--r-- a1\n" || got["sub/b.bin"] != before["sub/b.bin"] || got["new.txt"] != "-rw-r--r-- new\n" {
+		t.Errorf("after revert to 1: %q", got)
+	}
+	// What a revert wrote is a state a snapshot recorded: going further
+	// back is safe.
+	s.ok("revert-code", "s", "--to-turn", "0")
+	if got := readTree(t, dir); !maps.Equal(got, before) {
+		t.Errorf("after revert to 0:\n%q\nwant\n%q", got, before)
+	}
+	if out := s.ok("revert-code", "s", "--to-turn", "0"); out != "" {
+		t.Errorf("reverting again printed %q", out)
+	}
+	if msgs := s.messages("s"); len(msgs) != 7 {
+		t.Errorf("the conversation has %d lines, want the 7 written", len(msgs))
+	}
+}
