@@ -97,26 +97,11 @@ func FindCheckpoint(v View, name string) (Checkpoint, error) {
 // last of duplicates wins, as the store reads every line.
 func checkpointOf(raw []byte) (Checkpoint, bool) {
 	var c Checkpoint
-	kind := ""
-	var data []byte
-	EachMember(raw, func(key string, v []byte) {
-		switch key {
-		case "event":
-			kind = stringOf(v)
-		case "data":
-			data = v
-		case "id":
-			c.ID = stringOf(v)
-		}
-	})
-	if kind != EventCheckpoint {
+	f := Members(raw, "event", "data", "id")
+	if stringOf(f[0]) != EventCheckpoint {
 		return c, false
 	}
-	EachMember(data, func(key string, v []byte) {
-		if key == "name" {
-			c.Name = stringOf(v)
-		}
-	})
+	c.ID, c.Name = stringOf(f[2]), stringOf(Members(f[1], "name")[0])
 	if ValidName(c.Name) != nil {
 		return c, false
 	}

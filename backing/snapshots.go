@@ -258,19 +258,9 @@ func isImported(raw []byte) bool { return Members(raw, "source_seq")[0] != nil }
 // is read.
 func snapshotOf(raw []byte) (Snapshot, bool) {
 	var s Snapshot
-	kind, data := "", []byte(nil)
-	imported := false
-	EachMember(raw, func(key string, v []byte) {
-		switch key {
-		case "event":
-			kind = stringOf(v)
-		case "data":
-			data = v
-		case "source_seq":
-			imported = true
-		}
-	})
-	if kind != EventFileSnapshot || imported {
+	f := Members(raw, "event", "data", "source_seq")
+	data := f[1]
+	if stringOf(f[0]) != EventFileSnapshot || f[2] != nil { // an agent's line is not ours
 		return s, false
 	}
 	var content, encoding []byte

@@ -126,20 +126,7 @@ func Migrate(root string, o MigrateOptions) (MigrateResult, error) {
 // copies are written before any old one goes, so it needs about the
 // sessions' size free (a little less, as the new format is smaller).
 func (m *migration) checkSpace() error {
-	var need int64
-	err := filepath.WalkDir(filepath.Join(m.root, "sessions"), func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			fi, err := d.Info()
-			if err != nil {
-				return err
-			}
-			need += fi.Size()
-		}
-		return nil
-	})
+	need, err := treeSize(filepath.Join(m.root, "sessions"))
 	if err != nil {
 		return err
 	}
@@ -152,6 +139,22 @@ func (m *migration) checkSpace() error {
 			m.root, (need+need/20)>>20+1, free>>20, unix.ENOSPC)
 	}
 	return nil
+}
+
+// treeSize is the bytes of the regular files under root.
+func treeSize(root string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		fi, err := d.Info()
+		if err == nil {
+			n += fi.Size()
+		}
+		return err
+	})
+	return n, err
 }
 
 // begin records the migration and sets FORMAT to the new format, or reads
