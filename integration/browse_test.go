@@ -58,7 +58,7 @@ func TestBrowseListing(t *testing.T) {
 	if got := ls(t, m.P("alpha", "turns")); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("ls turns = %q, want [1 2] (two user questions)", got)
 	}
-	want = []string{"fork", "info.json", "messages.jsonl", "transcript.md", "usage.json"}
+	want = []string{"files", "files.json", "fork", "info.json", "messages.jsonl", "transcript.md", "usage.json"}
 	if got := ls(t, m.P("alpha", "turns", "2")); !slices.Equal(got, want) {
 		t.Errorf("ls turns/2 = %q, want %q", got, want)
 	}
