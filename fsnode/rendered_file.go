@@ -300,15 +300,35 @@ func (n *renderedFile) endMoves() bool {
 }
 
 func (n *renderedFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	var sp span
 	if h, ok := fh.(*renderedHandle); ok {
-		sp = h.sp
-	} else {
-		var err error
-		if sp, err = n.span(false); err != nil {
+		return n.readSpan(h.sp, dest, off)
+	}
+	// Through the page cache, a read short of the size the kernel holds
+	// is taken for the end of the file and the rest of its page kept as
+	// zeros, which a reader (tail -f) then prints. The view at hand may be
+	// older than the size the kernel was told, or a change may be told
+	// while this read is under way: read again, from a view as new as
+	// that size, while the answer falls short of it.
+	for try := 0; ; try++ {
+		n.mu.Lock()
+		known := n.known
+		n.mu.Unlock()
+		sp, err := n.span(try > 0)
+		if err != nil {
 			return nil, n.fsys.toErrno(err)
 		}
+		res, errno := n.readSpan(sp, dest, off)
+		n.mu.Lock()
+		known = max(known, n.known)
+		n.mu.Unlock()
+		if errno != 0 || try == 2 || sp.size() >= min(known, off+int64(len(dest))) {
+			return res, errno
+		}
 	}
+}
+
+// readSpan reads the file as sp holds it.
+func (n *renderedFile) readSpan(sp span, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	// The file is head, pieces, tail: serve each part the range covers.
 	buf := dest[:0]
 	end := min(off+int64(len(dest)), sp.size())

@@ -300,7 +300,12 @@ func TestPGTerminateDuringAppends(t *testing.T) {
 		return got == want, fmt.Sprintf("a %d bytes, b %d", len(want), len(got))
 	})
 	if got := tail.String(); got != want {
-		t.Errorf("tail -f on b printed %d bytes, not messages.jsonl as cat reads it (%d bytes)", len(got), len(want))
+		i := 0
+		for i < len(got) && got[i] == want[i] {
+			i++
+		}
+		from := strings.LastIndexByte(got[:i], '\n') + 1
+		t.Errorf("tail -f on b printed %d bytes, not messages.jsonl as cat reads it (%d bytes); from byte %d, tail:\n%.400s\ncat:\n%.400s", len(got), len(want), from, got[from:], want[from:])
 	}
 }
 

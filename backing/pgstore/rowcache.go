@@ -21,15 +21,23 @@ import (
 // listener last lost track (the store's cacheEpoch).
 type rowCache struct {
 	gen   uint64          // bumped by every change told
+	reads uint64          // counts the reads begun in this gen (tickets)
 	set   kept[branchSet] // never changed once kept (copied on write)
 	state kept[string]
 }
 
-// kept is one answer kept, and the store's epoch it was read in.
+// kept is one answer kept, the store's epoch it was read in, and the
+// ticket of its read. A read begun later sees the database as new or
+// newer (each query sees what was committed when it began), so an answer
+// is kept only over one of an earlier ticket: two reads racing before a
+// change is told must not leave the older answer kept after the newer
+// was given out, or what a mount serves would go back in time (a file
+// would read shorter than the size it reported).
 type kept[T any] struct {
-	v     T
-	ok    bool
-	epoch uint64
+	v      T
+	ok     bool
+	epoch  uint64
+	ticket uint64
 }
 
 // cacheLive says rows may be kept: the listener is connected and has
@@ -43,15 +51,17 @@ func (st *Store) cacheLive(live bool) {
 	st.cacheOn.Store(true)
 }
 
-// cacheMark is what a read needs to keep its answer: the session's gen and
-// the store's epoch before it asks; ok is false when nothing is kept.
-func (s *Session) cacheMark() (gen, epoch uint64, ok bool) {
+// cacheMark is what a read needs to keep its answer: the session's gen,
+// the store's epoch before it asks, and its ticket; ok is false when
+// nothing is kept.
+func (s *Session) cacheMark() (gen, epoch, ticket uint64, ok bool) {
 	if !s.st.cacheOn.Load() {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.rows.gen, s.st.cacheEpoch.Load(), true
+	s.rows.reads++
+	return s.rows.gen, s.st.cacheEpoch.Load(), s.rows.reads, true
 }
 
 // keepable reports, under s.mu, whether a read begun at (gen, epoch) may
@@ -78,7 +88,7 @@ func (s *Session) cachedState(ctx context.Context) (string, error) {
 // keep answers from what field of the session's rowCache keeps, kept in
 // the epoch the store is in, or else from load, kept if it may be.
 func keep[T any](s *Session, field func(*rowCache) *kept[T], load func() (T, error)) (T, error) {
-	gen, epoch, on := s.cacheMark()
+	gen, epoch, ticket, on := s.cacheMark()
 	if on {
 		s.mu.Lock()
 		k := *field(&s.rows)
@@ -92,8 +102,8 @@ func keep[T any](s *Session, field func(*rowCache) *kept[T], load func() (T, err
 		return v, err
 	}
 	s.mu.Lock()
-	if s.keepable(gen, epoch) {
-		*field(&s.rows) = kept[T]{v: v, ok: true, epoch: epoch}
+	if f := field(&s.rows); s.keepable(gen, epoch) && ticket > f.ticket {
+		*f = kept[T]{v: v, ok: true, epoch: epoch, ticket: ticket}
 	}
 	s.mu.Unlock()
 	return v, nil

@@ -156,7 +156,7 @@ func TestKeptRowsNotWhileAway(t *testing.T) {
 
 	// A read that began before a change was told is not kept.
 	a.cacheLive(true)
-	gen, epoch, ok := sa.cacheMark()
+	gen, epoch, _, ok := sa.cacheMark()
 	if !ok {
 		t.Fatal("no mark with the listener caught up")
 	}
@@ -166,5 +166,30 @@ func TestKeptRowsNotWhileAway(t *testing.T) {
 	sa.mu.Unlock()
 	if keep {
 		t.Error("a read begun before a change may be kept")
+	}
+}
+
+// Two reads racing before a change is told: the one begun later (which
+// saw the database as new or newer) is what stays kept, whichever ends
+// first, so nothing served goes back in time.
+func TestKeptRowsLaterReadWins(t *testing.T) {
+	a, _, sa, _ := keptRows(t)
+	waitLive(t, a)
+	sa.changed()
+	state := func(c *rowCache) *kept[string] { return &c.state }
+	started, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		keep(sa, state, func() (string, error) { close(started); <-release; return "older", nil })
+	}()
+	<-started
+	if v, _ := keep(sa, state, func() (string, error) { return "newer", nil }); v != "newer" {
+		t.Fatalf("the later read answered %q", v)
+	}
+	close(release)
+	<-done
+	v, _ := keep(sa, state, func() (string, error) { return "read again", nil })
+	if v != "newer" {
+		t.Fatalf("kept %q after \"newer\" was given out", v)
 	}
 }
