@@ -127,25 +127,9 @@ const ContextInterruption = "interruption"
 
 // outcomeOf reads a stored line as an outcome line; false for any other.
 func outcomeOf(raw []byte) (outcome, bool) {
-	var role, event, ctx string
-	var data, source []byte
-	typed := true
-	EachMember(raw, func(key string, v []byte) {
-		switch key {
-		case "role":
-			role = stringOf(v)
-		case "event":
-			event = stringOf(v)
-		case "context":
-			ctx = stringOf(v)
-		case "data":
-			data = v
-		case "source":
-			source = v
-		case "source_seq":
-			typed = false
-		}
-	})
+	f := Members(raw, "role", "event", "context", "data", "source", "source_seq")
+	role, event, ctx := stringOf(f[0]), stringOf(f[1]), stringOf(f[2])
+	data, source, typed := f[3], f[4], f[5] == nil // an agent's line is not a typed event
 	switch {
 	case role != EventRole:
 		return outcome{interrupted: true, reason: "interrupted by the user", before: true}, ctx == ContextInterruption

@@ -21,12 +21,10 @@ func appendLines(t *testing.T, s backing.Session, branchID string, lines ...stri
 	}
 }
 
-// events.jsonl holds a branch's events, typed and imported, each its
-// stored line, in order, ancestry resolved (a fork has its parent's
-// before the fork point only), of exact size at a stat, whatever the
-// size of the reads, and read-only.
-func TestEventsFile(t *testing.T) {
-	st := newStore(t)
+// sessionS creates session "s" in st and returns it with its default
+// branch.
+func sessionS(t *testing.T, st backing.Store) (backing.Session, backing.Branch) {
+	t.Helper()
 	s, _, err := st.Create("s", backing.Meta{})
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +33,16 @@ func TestEventsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, main
+}
+
+// events.jsonl holds a branch's events, typed and imported, each its
+// stored line, in order, ancestry resolved (a fork has its parent's
+// before the fork point only), of exact size at a stat, whatever the
+// size of the reads, and read-only.
+func TestEventsFile(t *testing.T) {
+	st := newStore(t)
+	s, main := sessionS(t, st)
 	big := strings.Repeat("x", 100<<10) // a gap a read does not read through
 	appendLines(t, s, main.ID,
 		`{"role":"user","content":"q1"}`,

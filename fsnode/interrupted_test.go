@@ -16,14 +16,7 @@ import (
 // branch does: what it showed before a later turn began stays.
 func TestInterruptedTurns(t *testing.T) {
 	st := newStore(t)
-	s, _, err := st.Create("s", backing.Meta{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	main, err := s.Branch("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, main := sessionS(t, st)
 	appendLines(t, s, main.ID,
 		`{"role":"user","content":"q1"}`, `{"role":"assistant","content":"a1"}`,
 		`{"role":"event","content":"","event":"turn_end","data":{}}`,

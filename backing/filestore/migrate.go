@@ -30,7 +30,7 @@ import (
 //	migrate/old/<id>    its old copy, swapped out, kept until the end
 //
 // A session's state follows from which of sessions/<id>, new/<id> and
-// old/<id> exist (see migrateSession); FORMAT says the new format from
+// old/<id> exist (see migration.session); FORMAT says the new format from
 // the start, so a sessfs of the old format refuses a half-migrated store.
 
 // MigrateOptions says how a migration rewrites a store's lines.
@@ -101,8 +101,10 @@ func Migrate(root string, o MigrateOptions) (MigrateResult, error) {
 	case v != 1 && !pending:
 		return m.res, fmt.Errorf("%w: store %s has format %d, which this sessfs cannot migrate", backing.ErrFormat, root, v)
 	}
-	if err := m.checkSpace(); err != nil {
-		return m.res, err
+	if !pending { // a run cut short goes on: what it did is already on disk
+		if err := m.checkSpace(); err != nil {
+			return m.res, err
+		}
 	}
 	if m.res.From, err = m.begin(v, pending); err != nil {
 		return m.res, err
@@ -160,19 +162,14 @@ func treeSize(root string) (int64, error) {
 // begin records the migration and sets FORMAT to the new format, or reads
 // what an earlier run recorded.
 func (m *migration) begin(v int, pending bool) (from int, err error) {
-	if pending {
-		b, err := readFile(m.path("from"))
-		if err == nil {
-			from, err = strconv.Atoi(strings.TrimSpace(string(b)))
-		}
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return 0, fmt.Errorf("migrate/from: %w", err)
-		}
-		if err != nil { // cut short before it was written: FORMAT is still the old one
-			from = v
-		}
-	} else {
+	from, err = migratedFrom(m.root)
+	switch {
+	case !pending || errors.Is(err, os.ErrNotExist):
+		// Not begun, or cut short before it was recorded: FORMAT is
+		// still the old one.
 		from = v
+	case err != nil:
+		return 0, err
 	}
 	m.step("begin")
 	for _, d := range []string{"", "tmp", "new", "old"} {
@@ -187,7 +184,7 @@ func (m *migration) begin(v int, pending bool) (from int, err error) {
 		return 0, err
 	}
 	m.step("format")
-	return from, writeFileAtomic(filepath.Join(m.root, "FORMAT"), []byte(formatPrefix+strconv.Itoa(FormatVersion)+"\n"))
+	return from, writeFileAtomic(filepath.Join(m.root, "FORMAT"), formatLine(FormatVersion))
 }
 
 // sessionIDs lists the sessions in sessions/ and those a cut-short run
@@ -210,14 +207,18 @@ func (m *migration) sessionIDs() ([]string, error) {
 	return ids, nil
 }
 
-// migratedFrom is the format a migration under way started from, "?"
-// when it did not record it yet.
-func migratedFrom(root string) string {
+// migratedFrom is the format a migration under way started from, as its
+// first step recorded it (an error wrapping os.ErrNotExist before that).
+func migratedFrom(root string) (int, error) {
 	b, err := readFile(filepath.Join(root, migrateDir, "from"))
 	if err != nil {
-		return "?"
+		return 0, err
 	}
-	return strings.TrimSpace(string(b))
+	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", filepath.Join(root, migrateDir, "from"), err)
+	}
+	return v, nil
 }
 
 func exists(path string) bool {
@@ -457,9 +458,8 @@ func (m *migration) abort() error {
 	if !exists(m.path()) {
 		return fmt.Errorf("store %s has no migration under way", m.root)
 	}
-	b, err := readFile(m.path("from"))
-	from, perr := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || perr != nil {
+	from, err := migratedFrom(m.root)
+	if err != nil {
 		// Cut short before it was recorded: FORMAT was never changed.
 		m.step("forget")
 		if err := removeAll(m.path()); err != nil {
@@ -488,7 +488,7 @@ func (m *migration) abort() error {
 		return err
 	}
 	m.step("format back")
-	if err := writeFileAtomic(filepath.Join(m.root, "FORMAT"), []byte(formatPrefix+strconv.Itoa(from)+"\n")); err != nil {
+	if err := writeFileAtomic(filepath.Join(m.root, "FORMAT"), formatLine(from)); err != nil {
 		return err
 	}
 	m.step("forget")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,74 +72,17 @@ func oldStore(t *testing.T) (root string, want map[string][]string) {
 	}
 	f.WriteString(`{"role":"user","content":"to`)
 	f.Close()
-	if err := os.WriteFile(filepath.Join(st.Root(), "FORMAT"), []byte(formatPrefix+"1\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(st.Root(), "FORMAT"), formatLine(1), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return st.Root(), want
 }
 
-// tree is every file, folder and link under root, with its bytes.
-func tree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.Type()&os.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			out[rel] = "link " + target
-		case d.IsDir():
-			out[rel] = "dir " + fi.Mode().String()
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = fi.Mode().String() + " " + string(b)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
+// copyStore copies the store at from to a new folder.
 func copyStore(t *testing.T, from string) string {
 	t.Helper()
 	to := filepath.Join(t.TempDir(), "store")
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		fi, err := d.Info()
-		switch {
-		case err != nil:
-			return err
-		case d.Type()&os.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			return os.Symlink(target, dst)
-		case d.IsDir():
-			return os.Mkdir(dst, fi.Mode().Perm())
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, fi.Mode().Perm())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	copyDir(t, from, to)
 	return to
 }
 
@@ -246,7 +188,7 @@ func TestMigrateCrashAnywhere(t *testing.T) {
 // what it was.
 func TestMigrateAbortAnywhere(t *testing.T) {
 	fixture, _ := oldStore(t)
-	before := tree(t, fixture)
+	before := treeSnapshot(t, fixture)
 	for k := 1; ; k++ {
 		root := copyStore(t, fixture)
 		steps := 0
@@ -263,14 +205,8 @@ func TestMigrateAbortAnywhere(t *testing.T) {
 			if err != nil && exists(filepath.Join(again, migrateDir)) {
 				t.Fatalf("stop %d, abort stop %d: %v", k, j, err)
 			}
-			after := tree(t, again)
-			for p, b := range before {
-				if after[p] != b {
-					t.Fatalf("stop %d, abort stop %d: %s differs", k, j, p)
-				}
-			}
-			if len(after) != len(before) {
-				t.Fatalf("stop %d, abort stop %d: %d entries, want %d", k, j, len(after), len(before))
+			if after := treeSnapshot(t, again); after != before {
+				t.Fatalf("stop %d, abort stop %d: the store differs:\n%s\nwas\n%s", k, j, after, before)
 			}
 			if !crashed {
 				break
@@ -284,12 +220,12 @@ func TestMigrateAbortAnywhere(t *testing.T) {
 func TestMigrateCurrent(t *testing.T) {
 	st := openStore(t)
 	appendTurns(t, newSession(t, st, "s"), "", "p", 1)
-	before := tree(t, st.Root())
+	before := treeSnapshot(t, st.Root())
 	res, err := Migrate(st.Root(), MigrateOptions{Rewrite: func(l []byte) []byte { t.Fatal("rewrote"); return l }})
 	if err != nil || res.From != FormatVersion || res.Sessions != 0 {
 		t.Fatalf("%+v, %v", res, err)
 	}
-	if after := tree(t, st.Root()); len(after) != len(before) {
+	if after := treeSnapshot(t, st.Root()); after != before {
 		t.Fatal("the store changed")
 	}
 	if err := AbortMigration(st.Root()); err == nil {

@@ -145,8 +145,12 @@ func (s *Store) init() error {
 		return fmt.Errorf("%w: store %s has format %d, this sessfs reads up to %d; upgrade sessfs",
 			backing.ErrFormat, s.root, v, FormatVersion)
 	case exists(s.path(migrateDir)):
-		return fmt.Errorf("%w: the migration of store %s was cut short: run `sessfs migrate --store %s` to finish it (or add --abort to go back to format %s)",
-			backing.ErrFormat, s.root, s.root, migratedFrom(s.root))
+		back := "its earlier format"
+		if from, err := migratedFrom(s.root); err == nil {
+			back = "format " + strconv.Itoa(from)
+		}
+		return fmt.Errorf("%w: the migration of store %s was cut short: run `sessfs migrate --store %s` to finish it (or add --abort to go back to %s)",
+			backing.ErrFormat, s.root, s.root, back)
 	case v == 1:
 		return fmt.Errorf("%w: store %s has format 1, this sessfs uses format %d: run `sessfs migrate --store %s` to upgrade it (it keeps the old data until it finishes)",
 			backing.ErrFormat, s.root, FormatVersion, s.root)
@@ -177,8 +181,7 @@ func (s *Store) create() error {
 			return err
 		}
 	}
-	data := []byte(formatPrefix + strconv.Itoa(FormatVersion) + "\n")
-	err = createExclusive(s.path("FORMAT"), data)
+	err = createExclusive(s.path("FORMAT"), formatLine(FormatVersion))
 	if errors.Is(err, os.ErrExist) { // another process created it first
 		return nil
 	}
@@ -190,6 +193,9 @@ var storeDirs = map[string]bool{"sessions": true, "names": true, "archive": true
 // topEntries are the entries of a store's root that sessfs reads or
 // writes; a link in their place refuses the whole store at Open.
 var topEntries = []string{"FORMAT", "lock", "config.json", "sessions", "names", "archive", "trash", "index", migrateDir}
+
+// formatLine is the FORMAT file of format v.
+func formatLine(v int) []byte { return []byte(formatPrefix + strconv.Itoa(v) + "\n") }
 
 func readFormat(path string) (int, error) {
 	b, err := readFile(path)

@@ -15,7 +15,7 @@ import (
 )
 
 // treeSnapshot describes every entry under root, links not followed: path,
-// mode, and a hash of each file's bytes.
+// mode, a hash of each file's bytes, each link's target.
 func treeSnapshot(t *testing.T, root string) string {
 	t.Helper()
 	var rows []string
@@ -29,9 +29,13 @@ func treeSnapshot(t *testing.T, root string) string {
 			return err
 		}
 		row := fmt.Sprintf("%s %v", strings.TrimPrefix(p, root), fi.Mode())
-		if fi.Mode().IsRegular() {
+		switch {
+		case fi.Mode().IsRegular():
 			data, _ := os.ReadFile(p)
 			row += fmt.Sprintf(" %x", sha256.Sum256(data))
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			row += " -> " + target
 		}
 		rows = append(rows, row)
 		return nil
@@ -250,22 +254,37 @@ func moveAndLink(t *testing.T, path, target string) {
 	}
 }
 
+// copyDir copies the tree at from to to: folders and files with their
+// modes, links as links.
 func copyDir(t *testing.T, from, to string) {
 	t.Helper()
-	filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		dst := filepath.Join(to, strings.TrimPrefix(p, from))
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o700)
+		fi, err := d.Info()
+		switch {
+		case err != nil:
+			return err
+		case d.Type()&os.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, dst)
+		case d.IsDir():
+			return os.MkdirAll(dst, fi.Mode().Perm())
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-		return os.WriteFile(dst, data, 0o600)
+		return os.WriteFile(dst, data, fi.Mode().Perm())
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func contains(list []string, s string) bool {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/sessfs/sessfs/fsnode"
 )
@@ -32,8 +34,8 @@ A PostgreSQL store upgrades its schema with 'sessfs db migrate'.`, storeFormat))
 	if isDatabase(root) {
 		return c.fail(fmt.Errorf("%s is a PostgreSQL store: its schema upgrades with 'sessfs db migrate'", root))
 	}
-	if _, err := os.Stat(root); err != nil {
-		return c.fail(err)
+	if _, err := os.Stat(filepath.Join(root, "FORMAT")); errors.Is(err, os.ErrNotExist) {
+		return c.fail(fmt.Errorf("there is no store at %s to migrate", root))
 	}
 	real, err := realPath(root)
 	if err != nil {

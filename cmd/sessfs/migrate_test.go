@@ -133,6 +133,7 @@ func TestMigrateFormat1(t *testing.T) {
 	// And it goes on as a store of this format: new imports, forks.
 	s.ok("fork", "--at", "1", "notes", "after-migration")
 	s.fails(1, "no migration under way", "", "migrate", "--abort")
+	newStore(t).fails(1, "there is no store at", "", "migrate")
 }
 
 func logBytes(t *testing.T, root string) (n int64) {
