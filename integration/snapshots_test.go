@@ -1,12 +1,16 @@
 package integration
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sessfs/sessfs/backing/importer"
+	"github.com/sessfs/sessfs/fsnode"
 )
 
 // File snapshots and revert-code through a real mount, as a harness uses
@@ -69,5 +73,52 @@ func TestSnapshotsThroughMount(t *testing.T) {
 	}
 	if n := len(lines(cat(t, dir+"/messages.jsonl"))); n != 6 {
 		t.Errorf("messages.jsonl has %d lines, want the 6 written", n)
+	}
+}
+
+// An imported Claude Code session's own file history shows through the
+// mount like sessfs's snapshots, from the backups Claude Code keeps:
+// turns/2/files/ holds the files as turn 1 left them (diff -r against a
+// tree made from the fixture's copies), of their copies' sizes and
+// modes; files.json lists a file the turn created as not existing; a
+// backup that is not on the machine shows nowhere.
+func TestClaudeFileHistoryThroughMount(t *testing.T) {
+	const fixture = "../backing/importer/testdata/claude-file-history"
+	const id = "0199a3c2-5e1f-7d40-9b2a-3c4d5e6f7a81"
+	proj := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(fixture, id+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := filepath.Join(t.TempDir(), id+".jsonl")
+	if err := os.WriteFile(session, bytes.ReplaceAll(src, []byte("/home/dev/proj"), []byte(proj)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	storeDir := filepath.Join(t.TempDir(), "store")
+	name := strings.TrimSpace(cli(t, storeDir, "import", session))
+	history, _ := filepath.Abs(filepath.Join(fixture, "file-history"))
+	m := mountStore(t, storeDir, mountDir(t), fsnode.Options{FileHistory: importer.ClaudeFileHistory{Dir: history}})
+
+	backups := filepath.Join(history, id)
+	want := t.TempDir()
+	sh(t, `mkdir "$1/assets" && cp "$2"/e93025c10b762dd0@v2 "$1/notes.md" && cp "$2"/baeb35e49438e0f6@v2 "$1/greet.txt" &&
+		cp "$2"/6442c1891db5a130@v1 "$1/assets/logo.bin"`, want, backups)
+	turn2 := m.P(name, "turns", "2", "files") + proj
+	if r := shResult(t, `diff -r "$1" "$2"`, want, turn2); r.code != 0 {
+		t.Errorf("turns/2/files against the backups: %v", r)
+	}
+	if got := run(t, "stat", "-c", "%a %s", turn2+"/assets/logo.bin", turn2+"/notes.md"); got != "555 5\n444 19\n" {
+		t.Errorf("stat of the snapshots: %q", got)
+	}
+	var listed []struct {
+		Path   string
+		Exists bool
+	}
+	if err := json.Unmarshal([]byte(cat(t, m.P(name, "turns", "1", "files.json"))), &listed); err != nil || len(listed) != 2 ||
+		listed[0].Path != proj+"/notes.md" || !listed[0].Exists || listed[1].Path != proj+"/greet.txt" || listed[1].Exists {
+		t.Errorf("turns/1/files.json: %+v (%v)", listed, err)
+	}
+	if got := run(t, "ls", m.P(name, "turns", "3", "files")+proj); got != "greet.txt\nnotes.md\n" {
+		t.Errorf("turns/3/files lists %q: the backup that is gone shows", got)
 	}
 }

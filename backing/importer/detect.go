@@ -29,7 +29,7 @@ var (
 	}
 	claudeTypes = map[string]bool{
 		"user": true, "assistant": true, "system": true, "summary": true,
-		"queue-operation": true, "file-history-snapshot": true,
+		"queue-operation": true, "file-history-snapshot": true, "file-history-delta": true,
 		"custom-title": true, "ai-title": true, "agent-name": true,
 		"last-prompt": true, "progress": true,
 	}

@@ -30,6 +30,7 @@ func TestDetect(t *testing.T) {
 		{"claude user", `{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}`, ClaudeCode},
 		{"claude summary first", `{"type":"summary","summary":"x","leafUuid":"u"}`, ClaudeCode},
 		{"claude after an unknown object", `{"silly":"this"}` + "\n" + `{"type":"queue-operation"}`, ClaudeCode},
+		{"claude file history delta first", `{"type":"file-history-delta","messageId":"m","trackingPath":"a.go","backup":{"backupFileName":null,"version":1}}`, ClaudeCode},
 		{"claude, CRLF", `{"type":"assistant","message":{}}` + "\r\n", ClaudeCode},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -80,7 +80,7 @@ func runMount(args []string) int {
 		sourceDir, sourceFormat = dir, importer.Format(*source)
 		rest = rest[1:]
 	}
-	fo := fsnode.Options{Debug: *debug}
+	fo := fsnode.Options{Debug: *debug, FileHistory: agentFileHistory()}
 	for _, o := range *opts {
 		switch strings.TrimSpace(o) {
 		case "ro":

@@ -11,8 +11,9 @@ import (
 func runRevertCode(args []string) int {
 	c := newCLI("revert-code", "[--branch B] [--dry-run] [--force] --to-turn N SESSION",
 		`Puts the files back as they were after turn N of branch B of SESSION
-(default: its default branch): every file snapshotted (sessfs snapshot) in a
-turn after N gets the content and mode its earliest such snapshot recorded,
+(default: its default branch): every file snapshotted in a turn after N (by
+sessfs snapshot, or by Claude Code's own file history in an imported session,
+from its copies in $CLAUDE_CONFIG_DIR or ~/.claude) gets the content and mode its earliest such snapshot recorded,
 its state before the first turn after N that edited it; a file that did not
 exist then is deleted, one deleted since is made again. N = 0 goes back to
 before the first turn. Files no turn after N snapshotted are not touched,

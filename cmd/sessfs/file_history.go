@@ -1,7 +1,22 @@
 package main
 
-import "github.com/sessfs/sessfs/backing"
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/sessfs/sessfs/backing"
+	"github.com/sessfs/sessfs/backing/importer"
+)
 
 // agentFileHistory is what reads the agents' own file histories for
-// revert-code and the mount: none yet, sessfs's snapshots alone.
-func agentFileHistory() backing.AgentFileHistory { return nil }
+// revert-code and the mount: Claude Code's, in $CLAUDE_CONFIG_DIR or
+// ~/.claude of the user running sessfs. Without a home folder there is
+// none to read, and sessfs's own snapshots still are.
+func agentFileHistory() backing.AgentFileHistory {
+	home, _ := os.UserHomeDir()
+	h := importer.NewClaudeFileHistory(os.Getenv, home)
+	if !filepath.IsAbs(h.Dir) {
+		return nil
+	}
+	return h
+}

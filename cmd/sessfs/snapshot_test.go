@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"maps"
 	"os"
 	"path/filepath"
@@ -115,5 +116,64 @@ func TestSnapshotRevertCode(t *testing.T) {
 	}
 	if msgs := s.messages("s"); len(msgs) != 7 {
 		t.Errorf("the conversation has %d lines, want the 7 written", len(msgs))
+	}
+}
+
+// claudeFileHistory copies the hand-made Claude Code session of
+// backing/importer/testdata/claude-file-history, its files under dir
+// (/home/dev/proj in the fixture), with its file history in a config
+// folder set as $CLAUDE_CONFIG_DIR. It returns the session file.
+func claudeFileHistory(t *testing.T, dir string) string {
+	t.Helper()
+	const fixture = "../../backing/importer/testdata/claude-file-history"
+	const id = "0199a3c2-5e1f-7d40-9b2a-3c4d5e6f7a81"
+	cfg := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	if err := os.CopyFS(filepath.Join(cfg, "file-history"), os.DirFS(filepath.Join(fixture, "file-history"))); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(fixture, id+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), id+".jsonl")
+	if err := os.WriteFile(path, bytes.ReplaceAll(src, []byte("/home/dev/proj"), []byte(dir)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// An imported Claude Code session's own file history (its backups in
+// $CLAUDE_CONFIG_DIR/file-history) is reverted as sessfs's snapshots
+// are: each file back to its copy from before the first turn after N
+// that edited it, a file the turns created deleted.
+func TestRevertCodeClaudeFileHistory(t *testing.T) {
+	s := newStore(t)
+	dir := t.TempDir()
+	name := strings.TrimSpace(s.ok("import", claudeFileHistory(t, dir)))
+	notes, greet, logo := filepath.Join(dir, "notes.md"), filepath.Join(dir, "greet.txt"), filepath.Join(dir, "assets", "logo.bin")
+	// The tree as turn 3 left it, last modified during turn 2 (the
+	// fixture's times): the agent's.
+	agents := time.Date(2026, 11, 2, 10, 1, 0, 0, time.UTC)
+	for path, c := range map[string]string{notes: "notes after turn 1\n", greet: "hello, world!\n", logo: "\x00\x02"} {
+		writeAged(t, path, c, 0o644)
+		os.Chtimes(path, agents, agents)
+	}
+	if out := s.ok("revert-code", name, "--to-turn", "1"); out != "restore "+logo+"\nrestore "+greet+"\n" {
+		t.Errorf("revert to 1 printed %q", out)
+	}
+	if got := readTree(t, dir); got["greet.txt"] != "-rw-r--r-- hello\n" || got["assets/logo.bin"] != "-rwxr-xr-x \x00\x01\xff\xfe\x89" || got["notes.md"] != "-rw-r--r-- notes after turn 1\n" {
+		t.Errorf("after revert to 1: %q", got)
+	}
+	if out := s.ok("revert-code", name, "--to-turn", "0"); out != "delete  "+greet+"\nrestore "+notes+"\n" {
+		t.Errorf("revert to 0 printed %q", out)
+	}
+	if got := readTree(t, dir); len(got) != 2 || got["notes.md"] != "-rw-r--r-- old notes\n" {
+		t.Errorf("after revert to 0: %q", got)
+	}
+	// Without the backups there is nothing to revert to.
+	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
+	if out := s.ok("revert-code", name, "--to-turn", "0", "--dry-run"); out != "" {
+		t.Errorf("with no file history, a dry run printed %q", out)
 	}
 }
