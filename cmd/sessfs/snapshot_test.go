@@ -132,6 +132,15 @@ func claudeFileHistory(t *testing.T, dir string) string {
 	if err := os.CopyFS(filepath.Join(cfg, "file-history"), os.DirFS(filepath.Join(fixture, "file-history"))); err != nil {
 		t.Fatal(err)
 	}
+	// The copies' modes are the modes restored: not left to the umask.
+	backups, _ := filepath.Glob(filepath.Join(cfg, "file-history", id, "*"))
+	for _, b := range backups {
+		mode := os.FileMode(0o644)
+		if strings.HasPrefix(filepath.Base(b), "6442c1891db5a130@") { // assets/logo.bin
+			mode = 0o755
+		}
+		os.Chmod(b, mode)
+	}
 	src, err := os.ReadFile(filepath.Join(fixture, id+".jsonl"))
 	if err != nil {
 		t.Fatal(err)
