@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,5 +97,60 @@ func TestCompactRefuses(t *testing.T) {
 	s.fails(1, `branch "main" has no turn to compact`, "x", "compact", "--summary", "-", "empty")
 	if got := allMessages(s, "s"); len(got) != 1 {
 		t.Errorf("refused compactions left branches: %v", got)
+	}
+}
+
+// sessfs compact --list lists a branch's compactions, as compaction.json
+// does: those sessfs made, with the turns and branch they stand for and
+// the model, and those imported from Claude Code, with their marker; and
+// makes none.
+func TestCompactList(t *testing.T) {
+	s := newStore(t)
+	seed(s, "s")
+	compactOK(s, "They asked two questions.\nThen more.", "--summary", "-", "--model", "summarizer-1", "--name", "short", "s")
+	before := allMessages(s, "s")
+	out := s.ok("compact", "--list", "--branch", "short", "s")
+	rows := lines(out)
+	if len(rows) != 2 || !strings.HasPrefix(rows[0], "TURN") {
+		t.Fatalf("compact --list printed %q", out)
+	}
+	if f := strings.Fields(rows[1]); len(f) < 10 || strings.Join(f[:5], " ") != "1 turns 1-2 of main" || f[5] != "sessfs" ||
+		!slices.Contains(f, "summarizer-1") || strings.Join(f[len(f)-4:], " ") != "They asked two questions." {
+		t.Errorf("the row: %q", rows[1])
+	}
+	if out := s.ok("compact", "--list", "s"); len(lines(out)) != 1 {
+		t.Errorf("main has no compaction, --list printed %q", out)
+	}
+	var listed []struct {
+		Summary      string `json:"summary"`
+		BoundaryTurn int    `json:"boundary_turn"`
+		FromBranch   string `json:"from_branch"`
+	}
+	if err := json.Unmarshal([]byte(s.ok("compact", "--list", "--json", "--branch", "short", "s")), &listed); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 1 || listed[0].Summary != "They asked two questions.\nThen more." || listed[0].BoundaryTurn != 2 || listed[0].FromBranch != "main" {
+		t.Errorf("--json: %+v", listed)
+	}
+	if got := allMessages(s, "s"); len(got) != len(before) {
+		t.Errorf("--list made a branch: %d branches, %d before", len(got), len(before))
+	}
+	s.fails(2, "--list makes no compaction: --summary goes without it", "", "compact", "--list", "--summary", "-", "s")
+	s.fails(2, "--json goes with --list", "x", "compact", "--json", "--summary", "-", "s")
+
+	// One imported: Claude Code's boundary and the summary after it.
+	path := filepath.Join(t.TempDir(), "c1.jsonl")
+	src := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"c1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"Fix the parser"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"c1","timestamp":"2026-01-01T00:00:05Z","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Fixed."}]}}
+{"type":"system","subtype":"compact_boundary","content":"Conversation compacted","uuid":"b1","parentUuid":null,"logicalParentUuid":"a1","sessionId":"c1","timestamp":"2026-01-01T01:00:00Z"}
+{"type":"user","uuid":"c2","parentUuid":"b1","isCompactSummary":true,"sessionId":"c1","timestamp":"2026-01-01T01:00:01Z","message":{"role":"user","content":"Summary: the parser was fixed."}}
+`
+	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimSpace(s.ok("import", path))
+	rows = lines(s.ok("compact", "--list", name))
+	if len(rows) != 2 || !strings.Contains(rows[1], "turns 1-1") || !strings.Contains(rows[1], "imported (compact_boundary)") || !strings.HasSuffix(rows[1], "Summary: the parser was fixed.") {
+		t.Errorf("an imported compaction: %q", rows)
 	}
 }
