@@ -47,6 +47,21 @@ func CheckpointEvent(name string) ([]byte, error) {
 	return eventLine(EventCheckpoint, fmt.Appendf(nil, `{"name":%s}`, n)), nil
 }
 
+// MarkCheckpoint marks the head of the branch v shows as checkpoint
+// name, in session s, and says whether it stored a line: marking the head
+// again where the name stands already (a retry, a second touch) stores
+// nothing.
+func MarkCheckpoint(s Session, v View, name string) (bool, error) {
+	line, err := CheckpointEvent(name)
+	if err != nil {
+		return false, err
+	}
+	if c, err := FindCheckpoint(v, name); err == nil && c.Index == v.Len()-1 {
+		return false, nil
+	}
+	return true, s.AppendID(v.Branch().ID, [][]byte{line})
+}
+
 // Checkpoints lists the checkpoints of the branch v shows, in the order
 // they stand, each at its latest mark.
 func Checkpoints(v View) ([]Checkpoint, error) {

@@ -12,8 +12,10 @@ import (
 
 // checkpointsDir is <branch>/checkpoints/: a file a checkpoint of the
 // branch (backing.Checkpoints), named as the checkpoint, in the order
-// they stand. It is read-only: a checkpoint is made by appending its
-// event line (`append`, sessfs checkpoint), and history is never cut.
+// they stand. touch marks the branch's head: creating a file of a new
+// name, or setting a checkpoint's time to now, appends the checkpoint's
+// event line, as `sessfs checkpoint` does. Nothing else changes here:
+// history is never cut.
 type checkpointsDir struct {
 	base
 	refusing
@@ -25,6 +27,7 @@ var (
 	_ = (fs.NodeLookuper)((*checkpointsDir)(nil))
 	_ = (fs.NodeReaddirer)((*checkpointsDir)(nil))
 	_ = (fs.NodeGetattrer)((*checkpointsDir)(nil))
+	_ = (fs.NodeCreater)((*checkpointsDir)(nil))
 )
 
 func (n *checkpointsDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
@@ -58,7 +61,42 @@ func (n *checkpointsDir) Lookup(ctx context.Context, name string, out *fuse.Entr
 	if _, _, err := doc.doc(); err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
-	in := child(ctx, &n.Inode, name, &docFile{base: base{fsys: n.fsys}, doc: doc.doc}, fileMode, n.ino(name))
+	return n.node(ctx, name, out)
+}
+
+// Create marks the branch's head as checkpoint name (touch, or any
+// create). A name the branch has already is EEXIST (O_EXCL's answer; a
+// plain touch of it finds the file and moves it, see checkpointFile).
+// The handle takes no byte.
+func (n *checkpointsDir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	if errno := n.fsys.changeable(ctx, n.ref.s); errno != 0 {
+		return nil, nil, 0, errno
+	}
+	if _, err := backing.CheckpointEvent(name); err != nil {
+		return nil, nil, 0, n.fsys.toErrno(err)
+	}
+	v, err := n.ref.view()
+	if err != nil {
+		return nil, nil, 0, n.fsys.toErrno(err)
+	}
+	if _, err := backing.FindCheckpoint(v, name); err == nil {
+		return nil, nil, 0, syscall.EEXIST
+	}
+	if _, err := backing.MarkCheckpoint(n.ref.s, v, name); err != nil {
+		return nil, nil, 0, n.fsys.toErrno(err)
+	}
+	in, errno := n.node(ctx, name, out)
+	if errno != 0 {
+		return nil, nil, 0, errno
+	}
+	return in, markHandle{}, fuse.FOPEN_DIRECT_IO, 0
+}
+
+// node is the inode of checkpoint name, with its attributes in out.
+func (n *checkpointsDir) node(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	doc := checkpointDoc{ref: n.ref, name: name}
+	f := &checkpointFile{docFile: docFile{base: base{fsys: n.fsys}, doc: doc.doc}, mark: doc}
+	in := child(ctx, &n.Inode, name, f, fileMode, n.ino(name))
 	return in, lookupAttr(ctx, in, out)
 }
 

@@ -85,8 +85,31 @@ func TestCheckpointsThroughMount(t *testing.T) {
 
 	wantErrno(t, "EACCES", "open a checkpoint for writing", `os.open(A[0], os.O_WRONLY)`, dir+"/checkpoints/first")
 	wantErrno(t, "EPERM", "rm a checkpoint", `os.unlink(A[0])`, dir+"/checkpoints/first")
-	wantErrno(t, "EPERM", "create in checkpoints/", `open(A[0], "w")`, dir+"/checkpoints/third")
 	if got := ls(t, dir+"/checkpoints"); !slices.Equal(got, []string{"first", "second"}) {
 		t.Errorf("after the refusals: %q", got)
+	}
+
+	// touch marks the head with a new name; the CLI lists it.
+	run(t, "touch", dir+"/checkpoints/third")
+	if got := ls(t, dir+"/checkpoints"); !slices.Equal(got, []string{"first", "second", "third"}) {
+		t.Errorf("after touch: %q", got)
+	}
+	if out := cli(t, m.StoreDir, "checkpoint", "s"); !strings.Contains(out, "third") {
+		t.Errorf("sessfs checkpoint lists %q", out)
+	}
+	// touch of an older one moves it to the head; a time given is refused.
+	sh(t, `echo "Another question." >> "$1/append"`, dir)
+	run(t, "touch", dir+"/checkpoints/first")
+	_, at := py(t, `print(json.load(open(A[0]))["message"])`, dir+"/checkpoints/first")
+	if strings.TrimSpace(at) != "10" {
+		t.Errorf("touched, first stands at line %s, want 10 (the head)", at)
+	}
+	if r := shResult(t, `touch -d yesterday "$1/checkpoints/first"`, dir); r.code == 0 {
+		t.Errorf("touch -d of a checkpoint succeeded: %v", r)
+	}
+	wantErrno(t, "EPERM", "write to a new checkpoint", `f = os.open(A[0], os.O_WRONLY | os.O_CREAT); os.write(f, b"x")`, dir+"/checkpoints/fourth")
+	wantErrno(t, "EINVAL", "a dot name in checkpoints/", `open(A[0], "w")`, dir+"/checkpoints/.x.swp")
+	if n := len(lines(cat(t, dir+"/messages.jsonl"))); n != 12 { // with the mark the refused write made
+		t.Errorf("messages.jsonl has %d lines", n)
 	}
 }

@@ -30,10 +30,8 @@ shows them.`)
 	if len(rest) == 2 && *asJSON {
 		return c.usageError("--json lists checkpoints: give no NAME")
 	}
-	var line []byte
 	if len(rest) == 2 {
-		var err error
-		if line, err = backing.CheckpointEvent(rest[1]); err != nil {
+		if _, err := backing.CheckpointEvent(rest[1]); err != nil {
 			return c.usageError(errorMessage(err))
 		}
 	}
@@ -41,15 +39,10 @@ shows them.`)
 	if err != nil {
 		return c.fail(err)
 	}
-	if line == nil {
+	if len(rest) == 1 {
 		return listCheckpoints(c, v, *asJSON)
 	}
-	// Marking again where it stands (a retry) adds nothing.
-	if cp, err := backing.FindCheckpoint(v, rest[1]); err == nil && cp.Index == v.Len()-1 {
-		fmt.Println(rest[1])
-		return exitOK
-	}
-	if err := s.AppendID(v.Branch().ID, [][]byte{line}); err != nil {
+	if _, err := backing.MarkCheckpoint(s, v, rest[1]); err != nil {
 		return c.fail(err)
 	}
 	fmt.Println(rest[1])
