@@ -57,6 +57,8 @@ type FS struct {
 
 	mu           sync.Mutex
 	sizes        map[sizeKey]*sizeCache
+	sizeEntries  int    // the offsets all of sizes hold: see trimSizes
+	sizeTick     uint64 // counts uses of sizes, for their order of use
 	live         map[string]map[*renderedFile]struct{} // by branch key: see live.go
 	liveSessions map[string]int                        // by session id: how many renderings it has in live
 	sub          backing.Subscription                  // to the change feed, while live has renderings
@@ -257,7 +259,7 @@ func (f *FS) firstReport(key string) bool {
 }
 
 // Held reports what the mount holds in memory for what it has shown: the
-// entries of its caches (piece sizes, live renderings, their sessions,
+// entries of its caches (piece sizes and the offsets they hold, live renderings, their sessions,
 // editors' temporaries by session, damage logged, the kept big piece:
 // none or one) and the nodes of its
 // tree, and the bytes its open files buffer. Tests check that these go
@@ -266,7 +268,7 @@ func (r *Root) Held() map[string]int {
 	f := r.fsys
 	f.mu.Lock()
 	held := map[string]int{
-		"sizes": len(f.sizes), "live": len(f.live), "liveSessions": len(f.liveSessions),
+		"sizes": len(f.sizes), "sizeEntries": f.sizeEntries, "live": len(f.live), "liveSessions": len(f.liveSessions),
 		"scratch": len(f.scratch), "reported": len(f.reported), "bigPiece": 0,
 	}
 	if f.big.piece != nil {

@@ -225,7 +225,7 @@ func KeepSizes(s backing.Session) error {
 			return err
 		}
 		for _, ft := range keptFormats {
-			if _, err := newSizeCache().offsets(s, v, ft); err != nil {
+			if _, err := newSizeCache(sizeKey{}).offsets(nil, s, v, ft); err != nil {
 				return err
 			}
 		}

@@ -162,7 +162,7 @@ func (n *renderedFile) span(fresh bool) (span, error) {
 	}
 	sp.key = sizeKey{n.ref.key(v), n.format}
 	sp.sizes = n.sizeCache(sp.key)
-	sp.off, err = sp.sizes.offsets(n.ref.s, v, n.format)
+	sp.off, err = sp.sizes.offsets(n.fsys, n.ref.s, v, n.format)
 	return sp, err
 }
 
@@ -173,7 +173,7 @@ func (n *renderedFile) sizeCache(k sizeKey) *sizeCache {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.forgotten { // a late request: answer it, keep nothing
-		return newSizeCache()
+		return newSizeCache(k)
 	}
 	if n.cache == nil || n.sizes != k {
 		c := n.fsys.holdSizes(k)

@@ -1,6 +1,7 @@
 package fsnode
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 
@@ -68,7 +69,10 @@ type sizeKey struct {
 // grows, so a read at any offset finds its first message by binary search
 // and renders only what it returns. It is kept while a rendering the
 // kernel holds uses it (users, under FS.mu), and dropped with the last
-// one.
+// one. The kernel may hold many (it keeps what was looked up until memory
+// runs short), so what they hold in all is bounded: past maxSizeEntries
+// offsets, the least recently used are emptied (trimSizes), to be built
+// again if asked, from the kept sizes, in a read of the store's small file.
 //
 // A piece is final once the branch has a message after it that is neither
 // injected context nor an event: until then, context at the branch's end
@@ -77,6 +81,11 @@ type sizeKey struct {
 // each time.
 type sizeCache struct {
 	users int
+	// Under FS.mu: the offsets counted in FS.sizeEntries for it, and
+	// when it was last used (FS.sizeTick).
+	counted int
+	used    uint64
+	keyOf   sizeKey // its key in FS.sizes
 
 	mu      sync.Mutex
 	off     []int64
@@ -87,7 +96,7 @@ type sizeCache struct {
 	ends   map[int]backing.Ending // turn endings read for notes (noteEnding)
 }
 
-func newSizeCache() *sizeCache { return &sizeCache{off: []int64{0}} }
+func newSizeCache(k sizeKey) *sizeCache { return &sizeCache{off: []int64{0}, counted: 1, keyOf: k} }
 
 // holdSizes returns the cache of k, counting one more user.
 func (f *FS) holdSizes(k sizeKey) *sizeCache {
@@ -95,8 +104,9 @@ func (f *FS) holdSizes(k sizeKey) *sizeCache {
 	defer f.mu.Unlock()
 	c := f.sizes[k]
 	if c == nil {
-		c = newSizeCache()
+		c = newSizeCache(k)
 		f.sizes[k] = c
+		f.sizeEntries += c.counted
 	}
 	c.users++
 	return c
@@ -110,6 +120,7 @@ func (f *FS) dropSizes(k sizeKey) {
 	if c := f.sizes[k]; c != nil {
 		if c.users--; c.users <= 0 {
 			delete(f.sizes, k)
+			f.sizeEntries -= c.counted
 			if f.big.id.sizes == k {
 				f.big = bigPiece{}
 			}
@@ -117,18 +128,73 @@ func (f *FS) dropSizes(k sizeKey) {
 	}
 }
 
+// maxSizeEntries bounds the offsets the size caches hold in all: 8 bytes
+// each, 32 MiB. A variable for the tests.
+var maxSizeEntries = 4 << 20
+
+// usedSizes counts a use of c, which holds n offsets now, and empties the
+// least recently used caches if all of them hold more than
+// maxSizeEntries. c itself is kept: it is in use. A cache is only emptied
+// when no one is using it (TryLock): one being built is next to use. A
+// cache of no FS (nil: one sizes are worked out with, then dropped) is
+// not counted.
+func (f *FS) usedSizes(c *sizeCache, n int) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sizeTick++
+	c.used = f.sizeTick
+	if f.sizes[c.keyOf] != c {
+		return // a cache no node holds (forgotten): not counted
+	}
+	f.sizeEntries += n - c.counted
+	c.counted = n
+	if f.sizeEntries <= maxSizeEntries {
+		return
+	}
+	all := make([]*sizeCache, 0, len(f.sizes))
+	for _, o := range f.sizes {
+		if o != c && o.counted > 1 {
+			all = append(all, o)
+		}
+	}
+	slices.SortFunc(all, func(a, b *sizeCache) int { return cmp.Compare(a.used, b.used) })
+	for _, o := range all {
+		if f.sizeEntries <= maxSizeEntries*3/4 { // a sweep now and then, not at every use
+			return
+		}
+		if o.mu.TryLock() {
+			o.empty()
+			o.mu.Unlock()
+			f.sizeEntries -= o.counted - 1
+			o.counted = 1
+		}
+	}
+}
+
+// empty forgets what c holds; the caller holds c.mu.
+func (c *sizeCache) empty() {
+	c.off, c.settled, c.kept = []int64{0}, 0, nil
+	c.endsMu.Lock()
+	c.ends = nil
+	c.endsMu.Unlock()
+}
+
 // offsets returns the piece offsets of v's messages in format ft, v a
 // view of a branch of session s. The slice is shared: callers only read
 // it.
-func (c *sizeCache) offsets(s backing.Session, v backing.View, ft format) ([]int64, error) {
+func (c *sizeCache) offsets(f *FS, s backing.Session, v backing.View, ft format) (off []int64, err error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer func() {
+		n := len(c.off)
+		c.mu.Unlock()
+		f.usedSizes(c, n)
+	}()
 	n := v.Len()
 	if n < c.settled { // the log was repaired and shrank: start over
-		c.off, c.settled, c.kept = []int64{0}, 0, nil
-		c.endsMu.Lock()
-		c.ends = nil
-		c.endsMu.Unlock()
+		c.empty()
 	}
 	if len(c.off)-1 > c.settled {
 		// Pieces not final: rendered again, in a new array, as readers

@@ -17,6 +17,78 @@ func endingBefore(ends *backing.Endings, m backing.Message) backing.Ending {
 	return e
 }
 
+// The size caches the kernel's nodes hold are bounded in all: past
+// maxSizeEntries offsets the least recently used are emptied (the one in
+// use never), and an emptied one gives the same sizes and bytes when used
+// again.
+func TestSizeCachesBounded(t *testing.T) {
+	defer func(was int) { maxSizeEntries = was }(maxSizeEntries)
+	maxSizeEntries = 100
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := New(st, Options{})
+	fsys := root.fsys
+	read := func(n *renderedFile) []byte {
+		t.Helper()
+		sp, err := n.span(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := n.readPieces(sp, nil, 0, sp.size())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var files []*renderedFile
+	var want [][]byte
+	for k := range 8 { // 8 sessions of 8 turns: 44 offsets each
+		s, _, err := st.Create(fmt.Sprintf("s%d", k), backing.Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AppendID("", conversation(8)); err != nil {
+			t.Fatal(err)
+		}
+		n := newRenderedFile(fsys, branchRef{s: s}, formatMarkdown, 0)
+		files = append(files, n)
+		want = append(want, read(n))
+		fsys.mu.Lock()
+		entries, counted := fsys.sizeEntries, 0
+		for _, c := range fsys.sizes {
+			counted += c.counted
+		}
+		fsys.mu.Unlock()
+		if entries != counted || entries > maxSizeEntries+44 {
+			t.Errorf("after %d sessions: %d offsets held (caches count %d), bound %d", k+1, entries, counted, maxSizeEntries)
+		}
+	}
+	fsys.mu.Lock()
+	emptied := 0
+	for _, c := range fsys.sizes {
+		if c.counted == 1 {
+			emptied++
+		}
+	}
+	fsys.mu.Unlock()
+	if emptied == 0 {
+		t.Error("no cache was emptied: 8 × 44 offsets are held under a bound of 100")
+	}
+	for k, n := range files { // the first ones again, emptied: built again
+		if got := read(n); !bytes.Equal(got, want[k]) {
+			t.Errorf("session %d read again: %d bytes, want %d", k, len(got), len(want[k]))
+		}
+	}
+	for _, n := range files {
+		n.OnForget()
+	}
+	if got := root.Held()["sizeEntries"]; got != 0 {
+		t.Errorf("%d offsets held after every node is forgotten", got)
+	}
+}
+
 // A branch's piece-offset cache is shared by the renderings of one format
 // and dropped when the kernel forgets the last of them, so the caches do
 // not grow with every branch ever read.
@@ -172,7 +244,7 @@ func TestKeptSizesFreshMount(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			off, err := newSizeCache().offsets(cs, v, f)
+			off, err := newSizeCache(sizeKey{}).offsets(nil, cs, v, f)
 			if err != nil {
 				t.Fatal(err)
 			}
