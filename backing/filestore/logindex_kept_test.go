@@ -307,3 +307,78 @@ func TestKeptKindBits(t *testing.T) {
 		}
 	}
 }
+
+// fsck reads the log, not its kept index: a message damaged in place
+// after the index was kept (a disk's doing) is found all the same.
+func TestKeptIndexFsckReadsLog(t *testing.T) {
+	keepAlways(t, 1)
+	st := openStore(t)
+	s := newSession(t, st, "s")
+	appendTurns(t, s, "", "", 40)
+	log := logPath(t, s, "")
+	f, err := os.OpenFile(log, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("#"), msgEnd(t, log, 3)) // message 4's '{'
+	f.Close()
+	rep, err := reopen(t, st, "s").st.Fsck(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].What, "line 5 ") {
+		t.Fatalf("fsck over a kept index: %+v, want line 5 found not a message", rep.Problems)
+	}
+}
+
+// BenchmarkFirstIndex builds a log's index as a fresh process does, from
+// the kept index ("kept") and by reading the log ("scan"): kept reads no
+// byte of the log (logbytes/op) and costs a few bytes a message, where a
+// scan reads every byte. Run with:
+//
+//	go test -run '^$' -bench FirstIndex ./backing/filestore/
+func BenchmarkFirstIndex(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		st, err := Open(b.TempDir(), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, _, err := st.Create("s", backing.Meta{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := c.(*Session)
+		// Messages of 400 bytes, as a real session's are on average.
+		var buf []byte
+		for i := range n {
+			buf = fmt.Appendf(buf, `{"role":"%s","content":"%d %s"}`+"\n", []string{"user", "assistant"}[i%2], i, strings.Repeat("x", 360))
+		}
+		id, _ := s.Branch("")
+		if err := os.WriteFile(s.logFile(id.ID), buf, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.view(id); err != nil { // scans, and keeps the index
+			b.Fatal(err)
+		}
+		for _, how := range []string{"kept", "scan"} {
+			b.Run(fmt.Sprintf("messages=%d/%s", n, how), func(b *testing.B) {
+				var read int64
+				for range b.N {
+					keptPath := s.keptIndexPath(id.ID)
+					if how == "scan" {
+						keptPath = ""
+					}
+					x := newLogIndex(s.logFile(id.ID), keptPath)
+					if err := x.refresh(); err != nil {
+						b.Fatal(err)
+					}
+					if len(x.msgs) != n {
+						b.Fatalf("%d messages, want %d", len(x.msgs), n)
+					}
+					read += x.read
+				}
+				b.ReportMetric(float64(read)/float64(b.N), "logbytes/op")
+			})
+		}
+	}
+}
