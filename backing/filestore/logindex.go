@@ -49,7 +49,7 @@ type logIndex struct {
 
 	// What the kept file covers, as far as this process knows: the log up
 	// to kept, messages [0, keptMsgs), bad lines [0, keptBad), in keptRecs
-	// records.
+	// records. kept 0: nothing, or nothing worth appending to.
 	kept                        int64
 	keptMsgs, keptBad, keptRecs int
 	read                        int64 // bytes of the log scan read, for the tests

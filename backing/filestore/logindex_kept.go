@@ -49,9 +49,10 @@ import (
 //
 // When: a process keeps what it indexed once it is keepEvery bytes past
 // what the file covers, after a scan or after an append (out of the
-// fsync, under the session lock then), one O_APPEND write of a record;
-// the file is written anew (temp file and rename, not synced) when it has
-// none yet or too many records. No lock is taken: two writers at once can
+// fsync, under the session lock then), one O_APPEND write of a record
+// (a few bytes a message, and some 20 a MiB of log); the file is written
+// anew (temp file and rename, not synced) when there is none yet, or it
+// has a torn record or a gap. No lock is taken: two writers at once can
 // only repeat or tear records, and a reader skips a repeat and stops at a
 // torn one or a gap; a record seeded with another header (the log was
 // replaced meanwhile) fails its CRC.
@@ -67,7 +68,6 @@ var keepEvery int64 = 1 << 20
 
 const (
 	keptTail    = 4 << 10 // bytes before a record's end its tail CRC covers
-	maxRecords  = 64      // past it, the file is written anew in one record
 	maxKeptBad  = 1024    // a log with more bad lines is not kept: loading rereads them
 	kindBitsLen = 4
 )
@@ -321,7 +321,8 @@ func (x *logIndex) loadData(f io.ReaderAt, size int64, data []byte) bool {
 	x.bad, x.badN, x.lines, x.scanned = bads, badN, lines, to
 	x.kept, x.keptMsgs, x.keptBad, x.keptRecs = to, len(msgs), len(bads), recs
 	if off != len(data) {
-		x.keptRecs = maxRecords // a torn record or a gap: write the file anew next time
+		// A torn record or a gap: write the file anew, now.
+		x.kept, x.keptMsgs, x.keptBad, x.keptRecs = 0, 0, 0, 0
 	}
 	x.ids = nil // not collected: refreshIDs builds them from the log
 	return true
@@ -351,7 +352,7 @@ func (x *logIndex) keep() error {
 	}
 	head := logIndexHeader(x.ino)
 	seed := crc32.ChecksumIEEE(head)
-	if x.kept > 0 && x.keptRecs < maxRecords {
+	if x.kept > 0 {
 		af, err := openFile(x.keptPath, os.O_WRONLY|os.O_APPEND, 0)
 		if err == nil {
 			_, err = af.Write(x.encodeRecord(seed, tail))
