@@ -315,8 +315,9 @@ func (x *logIndex) loadData(f io.ReaderAt, size int64, data []byte) bool {
 		bads = append(bads, backing.BadLine{Offset: b.off, Line: b.line, Err: cerr})
 		badN = append(badN, b.n)
 	}
+	x.msgs = make([]msgRef, 0, len(msgs))
 	for _, m := range msgs {
-		x.push(m)
+		x.push(m) // the marks, as a scan places them
 	}
 	x.bad, x.badN, x.lines, x.scanned = bads, badN, lines, to
 	x.kept, x.keptMsgs, x.keptBad, x.keptRecs = to, len(msgs), len(bads), recs
