@@ -18,6 +18,8 @@
 //	index/dirty/<id>            sessions changed since the index saw them
 //	index/sizes/<id>/<branch-id>.<format>
 //	                            kept piece sizes (sizes.go): derived
+//	index/logs/<id>/<branch-id> kept message index of the branch's own log
+//	                            (logindex_kept.go): derived
 //	names/<name> -> ../sessions/<id>     active sessions
 //	archive/<name> -> ../sessions/<id>   archived sessions
 //	trash/<id> -> ../sessions/<id>       sessions in the trash

@@ -55,7 +55,10 @@ func (c *fsck) cannot(session, path string, err error) {
 // branches and their ancestry, logs (torn tails, corrupt lines), leftover
 // temporary files and permissions. With repair it fixes what can be fixed
 // without losing a byte: whatever it cuts goes to the session's quarantine
-// folder first.
+// folder first. index/ is derived: fsck reads the logs themselves, never
+// their kept indexes (logindex_kept.go), and a kept index is checked
+// against its log when read, so a repair (a blanked line, a cut tail)
+// leaves it nothing to do.
 func (st *Store) Fsck(repair bool) (backing.FsckReport, error) {
 	c := &fsck{st: st, repair: repair}
 	unlock, err := st.nsLock()

@@ -150,7 +150,7 @@ func (c *fsck) checkLog(s *Session, b backing.Branch) {
 			return err
 		})
 	}
-	x := newLogIndex(p)
+	x := newLogIndex(p, "") // the log itself, never what was kept of it
 	if err := x.refresh(); err != nil {
 		c.cannot(s.id, p, err)
 		return

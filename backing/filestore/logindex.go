@@ -29,6 +29,9 @@ func (r msgRef) end() int64 { return r.off + int64(r.n) + 1 }
 // k after the first costs one fstat, not a scan.
 type logIndex struct {
 	path string
+	// keptPath is where the index is kept on disk (logindex_kept.go); ""
+	// keeps none, for a reader that must read the log itself (fsck).
+	keptPath string
 
 	mu      sync.Mutex
 	ino     uint64
@@ -37,14 +40,24 @@ type logIndex struct {
 	msgs    []msgRef
 	marks   backing.Marks // turn starts and events among msgs
 	bad     []backing.BadLine
+	badN    []int // bad[i]'s length, for the kept index
 	mtime   time.Time
 	size    int64 // file size at the last refresh; > scanned means a torn tail
 	// ids finds messages by id (see dedupe.go): nil until an append of a
 	// message with its own id needs it, then kept up with the log.
 	ids map[uint64]int32
+
+	// What the kept file covers, as far as this process knows: the log up
+	// to kept, messages [0, keptMsgs), bad lines [0, keptBad), in keptRecs
+	// records. kept 0: nothing, or nothing worth appending to.
+	kept                        int64
+	keptMsgs, keptBad, keptRecs int
+	read                        int64 // bytes of the log scan read, for the tests
 }
 
-func newLogIndex(path string) *logIndex { return &logIndex{path: path} }
+func newLogIndex(path, keptPath string) *logIndex {
+	return &logIndex{path: path, keptPath: keptPath}
+}
 
 // refresh brings the index up to the file's current complete lines. The
 // caller holds x.mu. A file that is missing reads as empty; one that was
@@ -66,12 +79,19 @@ func (x *logIndex) refresh() error {
 	ino := fi.Sys().(*syscall.Stat_t).Ino
 	if ino != x.ino || fi.Size() < x.scanned || (fi.Size() > x.scanned && !endsLine(f, x.scanned)) {
 		x.reset(ino)
+		if x.keptPath != "" {
+			x.load(f, fi.Size())
+		}
 	}
 	x.size, x.mtime = fi.Size(), fi.ModTime()
 	if fi.Size() == x.scanned {
 		return nil
 	}
-	return x.scan(f, fi.Size())
+	if err := x.scan(f, fi.Size()); err != nil {
+		return err
+	}
+	x.keepIfDue()
+	return nil
 }
 
 // endsLine reports whether the byte before off is a newline, as it is at
@@ -90,7 +110,8 @@ func endsLine(f *os.File, off int64) bool {
 // reset empties the index for a scan from the start. An id set in use
 // stays in use, emptied: the scan fills it again.
 func (x *logIndex) reset(ino uint64) {
-	x.ino, x.scanned, x.lines, x.msgs, x.marks, x.bad, x.size = ino, 0, 0, nil, backing.Marks{}, nil, 0
+	x.ino, x.scanned, x.lines, x.msgs, x.marks, x.bad, x.badN, x.size = ino, 0, 0, nil, backing.Marks{}, nil, nil, 0
+	x.kept, x.keptMsgs, x.keptBad, x.keptRecs = 0, 0, 0, 0
 	clear(x.ids)
 }
 
@@ -110,6 +131,7 @@ func (x *logIndex) scan(f io.ReaderAt, size int64) error {
 		}
 		n, err := f.ReadAt(buf[len(buf):int64(len(buf))+want], pos)
 		buf = buf[:len(buf)+n]
+		x.read += int64(n)
 		pos += int64(n)
 		if err != nil && err != io.EOF {
 			return err
@@ -144,6 +166,7 @@ func (x *logIndex) add(off int64, line []byte) {
 	k, id, err := backing.Classify(line)
 	if err != nil {
 		x.bad = append(x.bad, backing.BadLine{Offset: off, Line: x.lines, Err: err})
+		x.badN = append(x.badN, len(line))
 		return
 	}
 	x.push(msgRef{off: off, n: uint32(len(line)), Kind: k})
@@ -181,6 +204,7 @@ func (x *logIndex) appended(off int64, lines [][]byte, kinds []backing.Kind) {
 		x.size = off
 	}
 	x.mtime = time.Now()
+	x.keepIfDue() // after the append's fsync, never in it
 }
 
 // readRange reads the raw lines of refs, consecutive messages, with one pread.

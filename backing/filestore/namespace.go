@@ -417,6 +417,9 @@ func (st *Store) purge(id string) error {
 	if err := st.dropKeptSizes(id); err != nil {
 		return err
 	}
+	if err := st.dropKeptIndexes(id); err != nil {
+		return err
+	}
 	st.mu.Lock()
 	delete(st.sessions, id)
 	st.mu.Unlock()

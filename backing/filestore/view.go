@@ -34,7 +34,7 @@ func (s *Session) logIndex(branchID string) *logIndex {
 	defer s.mu.Unlock()
 	x := s.logs[branchID]
 	if x == nil {
-		x = newLogIndex(s.logFile(branchID))
+		x = newLogIndex(s.logFile(branchID), s.keptIndexPath(branchID))
 		s.logs[branchID] = x
 	}
 	return x

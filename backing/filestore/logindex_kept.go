@@ -1,0 +1,405 @@
+package filestore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/sessfs/sessfs/backing"
+)
+
+// The kept message index: a log's index (logIndex: where each message
+// is, its kind, the lines that are not messages) kept on disk, so that a
+// fresh process reads it and then scans only the log's tail past it,
+// instead of the whole log. One file per branch,
+// index/logs/<session-id>/<branch-id>, under the store's derived
+// indexes: deleting index/ forgets it and nothing else. A file is
+//
+//	sessfs logindex 1 <log inode> <kinds stamp>\n
+//	record…
+//
+// and a record covers the complete lines of the log in [from, to),
+// uvarints:
+//
+//	from, to, first (its first message's index), lines (the log's
+//	complete lines before to), count, then per message: the bytes
+//	before it since the previous one's end (or from), and its length
+//	<< 4 | its kind; then the count of bad lines and per bad line: the
+//	bytes since the previous one (or from), its line number and length;
+//	then a CRC-32 of the log's last bytes before to (up to keptTail),
+//	and a CRC-32 of the record seeded with the header.
+//
+// It is believed as sizes.go believes kept sizes, the ideas reused for
+// a file that checks the log rather than a rendering: the header names
+// the log's inode and how lines are classified (kindStamp), a record must
+// pass its CRC under this header and follow the one before (from is where
+// it ended), and the last record's end must still be where it was in the
+// log: no farther than its size, on a newline, the bytes before it the
+// same (the tail CRC). A log replaced, cut back, or cut back and grown
+// again past the old end fails one of these and is scanned whole, and
+// the file written anew. Bad lines are read again on load (they are
+// rare): one fsck has since blanked is dropped, and one that parses now
+// means the log changed in place, so nothing of the file is believed.
+// The Marks are not kept: Push rebuilds them from the kinds.
+//
+// When: a process keeps what it indexed once it is keepEvery bytes past
+// what the file covers, after a scan or after an append (out of the
+// fsync, under the session lock then), one O_APPEND write of a record
+// (a few bytes a message, and some 20 a MiB of log); the file is written
+// anew (temp file and rename, not synced) when there is none yet, or it
+// has a torn record or a gap. No lock is taken: two writers at once can
+// only repeat or tear records, and a reader skips a repeat and stops at a
+// torn one or a gap; a record seeded with another header (the log was
+// replaced meanwhile) fails its CRC.
+
+// logIndexMagic opens a kept index; the number is the layout's version.
+const logIndexMagic = "sessfs logindex 1"
+
+// keepEvery is how many bytes of log a process indexes past the file
+// before it keeps them: the file costs a write per MiB of log at most,
+// and a fresh process scans less than that plus what others appended
+// since. A variable for the tests.
+var keepEvery int64 = 1 << 20
+
+const (
+	keptTail    = 4 << 10 // bytes before a record's end its tail CRC covers
+	maxKeptBad  = 1024    // a log with more bad lines is not kept: loading rereads them
+	kindBitsLen = 4
+)
+
+// kindStamp names how Classify sorts lines: a digest of its answers on
+// lines of every kind, so that a binary classifying differently never
+// believes kinds another one kept.
+var kindStamp = func() string {
+	samples := []string{
+		`{"role":"user","content":"hi"}`,
+		`{"role":"user","content":[{"type":"text","text":"hi"}]}`,
+		`{"role":"user","content":[{"type":"tool_result","content":"x"}]}`,
+		`{"role":"user","content":[{"type":"function_call_output","output":"x"}]}`,
+		`{"role":"user","context":"instructions","content":"x"}`,
+		`{"role":"system","content":"x"}`,
+		`{"role":"developer","content":"x"}`,
+		`{"role":"assistant","content":"x"}`,
+		`{"role":"tool","content":"x"}`,
+		`{"role":"event","event":"turn_end","content":""}`,
+		`{"role":"event","event":"x","source_seq":1,"content":""}`,
+		`{"role":"event","event":{"type":"x"},"content":""}`,
+		`{"role":"user"}`, `{"content":"x"}`, `[1]`, `{"role":1,"content":"x"}`, `not json`,
+	}
+	var b []byte
+	for _, s := range samples {
+		k, _, err := backing.Classify([]byte(s))
+		b = append(b, kindBits(k), byte(boolBit(err != nil)))
+	}
+	return fmt.Sprintf("%08x", crc32.ChecksumIEEE(b))
+}()
+
+func boolBit(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// kindBits packs a Kind in kindBitsLen bits; kindOfBits unpacks them. A
+// field added to backing.Kind needs a bit here and a new layout version
+// (TestKeptKindBits fails until it has them).
+func kindBits(k backing.Kind) uint8 {
+	return boolBit(k.Prompt) | boolBit(k.Event)<<1 | boolBit(k.Context)<<2 | boolBit(k.Typed)<<3
+}
+
+func kindOfBits(b uint8) backing.Kind {
+	return backing.Kind{Prompt: b&1 != 0, Event: b&2 != 0, Context: b&4 != 0, Typed: b&8 != 0}
+}
+
+// keptIndexPath is where branch id's kept index is.
+func (s *Session) keptIndexPath(branchID string) string {
+	return s.st.path("index", "logs", s.id, branchID)
+}
+
+func logIndexHeader(ino uint64) []byte {
+	return fmt.Appendf(nil, "%s %d %s\n", logIndexMagic, ino, kindStamp)
+}
+
+// keptBad is a bad line as a record holds it: what Classify said is not
+// kept, the line is read again.
+type keptBad struct {
+	off  int64
+	line int
+	n    int
+}
+
+// keptRecord is one record, decoded.
+type keptRecord struct {
+	from, to int64
+	first    int
+	lines    int
+	msgs     []msgRef
+	bad      []keptBad
+	tail     uint32
+}
+
+// encodeRecord is the record of what x indexed past x.kept. The caller
+// holds x.mu.
+func (x *logIndex) encodeRecord(seed, tail uint32) []byte {
+	rec := binary.AppendUvarint(nil, uint64(x.kept))
+	rec = binary.AppendUvarint(rec, uint64(x.scanned))
+	rec = binary.AppendUvarint(rec, uint64(x.keptMsgs))
+	rec = binary.AppendUvarint(rec, uint64(x.lines))
+	rec = binary.AppendUvarint(rec, uint64(len(x.msgs)-x.keptMsgs))
+	prev := x.kept
+	for _, m := range x.msgs[x.keptMsgs:] {
+		rec = binary.AppendUvarint(rec, uint64(m.off-prev))
+		rec = binary.AppendUvarint(rec, uint64(m.n)<<kindBitsLen|uint64(kindBits(m.Kind)))
+		prev = m.end()
+	}
+	rec = binary.AppendUvarint(rec, uint64(len(x.bad)-x.keptBad))
+	prev = x.kept
+	for i, b := range x.bad[x.keptBad:] {
+		rec = binary.AppendUvarint(rec, uint64(b.Offset-prev))
+		rec = binary.AppendUvarint(rec, uint64(b.Line))
+		rec = binary.AppendUvarint(rec, uint64(x.badN[x.keptBad+i]))
+		prev = b.Offset
+	}
+	rec = binary.LittleEndian.AppendUint32(rec, tail)
+	return binary.LittleEndian.AppendUint32(rec, crc32.Update(seed, crc32.IEEETable, rec))
+}
+
+// decodeRecord reads the record at the start of data, checked with seed,
+// and returns it with its length; ok is false for a torn or damaged one.
+func decodeRecord(data []byte, seed uint32) (r keptRecord, n int, ok bool) {
+	p := 0
+	next := func() uint64 {
+		if !ok {
+			return 0
+		}
+		v, k := binary.Uvarint(data[p:])
+		if k <= 0 {
+			ok = false
+			return 0
+		}
+		p += k
+		return v
+	}
+	ok = true
+	from, to, first, lines, count := next(), next(), next(), next(), next()
+	if !ok || from > to || to > 1<<62 || count > uint64(len(data)) {
+		return r, 0, false
+	}
+	r = keptRecord{from: int64(from), to: int64(to), first: int(first), lines: int(lines)}
+	r.msgs = make([]msgRef, 0, count)
+	at := r.from
+	for range count {
+		gap, nk := next(), next()
+		if !ok || nk>>kindBitsLen > 1<<32-1 || gap > to {
+			return r, 0, false
+		}
+		m := msgRef{off: at + int64(gap), n: uint32(nk >> kindBitsLen), Kind: kindOfBits(uint8(nk & (1<<kindBitsLen - 1)))}
+		if m.end() > r.to {
+			return r, 0, false
+		}
+		r.msgs = append(r.msgs, m)
+		at = m.end()
+	}
+	nbad := next()
+	if !ok || nbad > uint64(len(data)) {
+		return r, 0, false
+	}
+	at = r.from
+	for range nbad {
+		gap, line, n := next(), next(), next()
+		if !ok || gap > to || n > to {
+			return r, 0, false
+		}
+		at += int64(gap)
+		if at+int64(n) >= r.to {
+			return r, 0, false
+		}
+		r.bad = append(r.bad, keptBad{off: at, line: int(line), n: int(n)})
+	}
+	if !ok || p+8 > len(data) {
+		return r, 0, false
+	}
+	r.tail = binary.LittleEndian.Uint32(data[p:])
+	p += 4
+	if crc32.Update(seed, crc32.IEEETable, data[:p]) != binary.LittleEndian.Uint32(data[p:]) {
+		return r, 0, false
+	}
+	return r, p + 4, true
+}
+
+// tailSum is the CRC-32 of the log's bytes before end (up to keptTail),
+// and whether the last of them is a newline.
+func tailSum(f io.ReaderAt, end int64) (uint32, bool, error) {
+	if end == 0 {
+		return 0, true, nil
+	}
+	start := max(0, end-keptTail)
+	buf := make([]byte, end-start)
+	if _, err := f.ReadAt(buf, start); err != nil {
+		return 0, false, err
+	}
+	return crc32.ChecksumIEEE(buf), buf[len(buf)-1] == '\n', nil
+}
+
+// load fills the empty index of the log f (of size bytes) from the kept
+// file, when it is there and holds: afterwards x.scanned is where the
+// file ends, and refresh scans only past it. The caller holds x.mu, with
+// x reset to f's inode. A stale file is removed.
+func (x *logIndex) load(f io.ReaderAt, size int64) {
+	data, err := readFile(x.keptPath)
+	if err != nil {
+		return // missing (or unreadable): scan, and keep it anew
+	}
+	if !x.loadData(f, size, data) {
+		x.dropKept()
+	}
+}
+
+// loadData is load's work on the file's bytes; false says the file is stale.
+func (x *logIndex) loadData(f io.ReaderAt, size int64, data []byte) bool {
+	head := logIndexHeader(x.ino)
+	if !bytes.HasPrefix(data, head) {
+		return false // another log (inode), another layout or another classifier
+	}
+	seed := crc32.ChecksumIEEE(head)
+	var msgs []msgRef
+	var bad []keptBad
+	var to int64
+	var lines, recs int
+	var tail uint32
+	off := len(head)
+	for off < len(data) {
+		r, n, ok := decodeRecord(data[off:], seed)
+		if !ok {
+			break // torn: the next keep writes the file anew
+		}
+		off += n
+		if r.to <= to && recs > 0 {
+			continue // a repeat, by another process keeping the same lines
+		}
+		if r.from != to || r.first != len(msgs) {
+			off = -1
+			break // a gap
+		}
+		msgs, bad = append(msgs, r.msgs...), append(bad, r.bad...)
+		to, lines, tail = r.to, r.lines, r.tail
+		recs++
+	}
+	if recs == 0 || to > size {
+		return false
+	}
+	sum, nl, err := tailSum(f, to)
+	if err != nil || !nl || sum != tail {
+		return false // cut back, or cut back and grown again
+	}
+	var bads []backing.BadLine
+	var badN []int
+	for _, b := range bad {
+		line := make([]byte, b.n)
+		if _, err := f.ReadAt(line, b.off); err != nil {
+			return false
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue // blanked by a repair (fsck): blank lines are skipped
+		}
+		_, _, cerr := backing.Classify(line)
+		if cerr == nil {
+			return false // the log changed in place: believe none of it
+		}
+		bads = append(bads, backing.BadLine{Offset: b.off, Line: b.line, Err: cerr})
+		badN = append(badN, b.n)
+	}
+	x.msgs = make([]msgRef, 0, len(msgs))
+	for _, m := range msgs {
+		x.push(m) // the marks, as a scan places them
+	}
+	x.bad, x.badN, x.lines, x.scanned = bads, badN, lines, to
+	x.kept, x.keptMsgs, x.keptBad, x.keptRecs = to, len(msgs), len(bads), recs
+	if off != len(data) {
+		// A torn record or a gap: write the file anew, now.
+		x.kept, x.keptMsgs, x.keptBad, x.keptRecs = 0, 0, 0, 0
+	}
+	x.ids = nil // not collected: refreshIDs builds them from the log
+	return true
+}
+
+// keepIfDue keeps what x indexed when it is keepEvery bytes past what the
+// file covers. The caller holds x.mu, with x up to date with the log.
+func (x *logIndex) keepIfDue() {
+	if x.keptPath == "" || x.scanned-x.kept < keepEvery || len(x.bad) > maxKeptBad {
+		return
+	}
+	// Derived: failing to keep it costs a later process a scan, no more.
+	x.keep()
+}
+
+// keep writes what x indexed past x.kept to the file: a record appended,
+// or the whole file anew.
+func (x *logIndex) keep() error {
+	f, err := openFile(x.path, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	tail, _, err := tailSum(f, x.scanned)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	head := logIndexHeader(x.ino)
+	seed := crc32.ChecksumIEEE(head)
+	if x.kept > 0 {
+		af, err := openFile(x.keptPath, os.O_WRONLY|os.O_APPEND, 0)
+		if err == nil {
+			_, err = af.Write(x.encodeRecord(seed, tail))
+			if cerr := af.Close(); err == nil {
+				err = cerr
+			}
+			if err == nil {
+				x.keptUpTo(x.keptRecs + 1)
+			}
+			return err
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	sdir := filepath.Dir(x.keptPath) // index/logs/<session-id>
+	for _, dir := range []string{filepath.Dir(filepath.Dir(sdir)), filepath.Dir(sdir), sdir} {
+		if err := mkdirExisting(dir); err != nil {
+			return err
+		}
+	}
+	x.kept, x.keptMsgs, x.keptBad = 0, 0, 0
+	if err := replaceQuick(x.keptPath, append(head, x.encodeRecord(seed, tail)...)); err != nil {
+		return err
+	}
+	x.keptUpTo(1)
+	return nil
+}
+
+// keptUpTo records that the file now covers everything x indexed, in recs
+// records.
+func (x *logIndex) keptUpTo(recs int) {
+	x.kept, x.keptMsgs, x.keptBad, x.keptRecs = x.scanned, len(x.msgs), len(x.bad), recs
+}
+
+// dropKept removes a stale kept index.
+func (x *logIndex) dropKept() {
+	if err := remove(x.keptPath); err == nil || errors.Is(err, os.ErrNotExist) {
+		x.kept, x.keptMsgs, x.keptBad, x.keptRecs = 0, 0, 0, 0
+	}
+}
+
+// dropKeptIndexes forgets every kept index of session id: it is gone.
+func (st *Store) dropKeptIndexes(id string) error {
+	if err := removeAll(st.path("index", "logs", id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
