@@ -57,8 +57,8 @@ type FS struct {
 
 	mu           sync.Mutex
 	sizes        map[sizeKey]*sizeCache
-	sizeEntries  int    // the offsets all of sizes hold: see trimSizes
-	sizeTick     uint64 // counts uses of sizes, for their order of use
+	sizeEntries  int                                   // the offsets all of sizes hold: see usedSizes
+	sizeTick     uint64                                // counts uses of sizes, for their order of use
 	live         map[string]map[*renderedFile]struct{} // by branch key: see live.go
 	liveSessions map[string]int                        // by session id: how many renderings it has in live
 	sub          backing.Subscription                  // to the change feed, while live has renderings

@@ -71,7 +71,7 @@ type sizeKey struct {
 // kernel holds uses it (users, under FS.mu), and dropped with the last
 // one. The kernel may hold many (it keeps what was looked up until memory
 // runs short), so what they hold in all is bounded: past maxSizeEntries
-// offsets, the least recently used are emptied (trimSizes), to be built
+// offsets, the least recently used are emptied (usedSizes), to be built
 // again if asked, from the kept sizes, in a read of the store's small file.
 //
 // A piece is final once the branch has a message after it that is neither
