@@ -19,6 +19,18 @@ func importCompactions(t *testing.T, st backing.Store, name, data string) (backi
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	s, v := importedView(t, st, path)
+	cs, err := backing.Compactions(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, cs
+}
+
+// importedView imports the source file at path into st and returns its
+// session and the session's default branch.
+func importedView(t *testing.T, st backing.Store, path string) (backing.Session, backing.View) {
+	t.Helper()
 	r := runOne(t, st, path)
 	if r.Err != nil {
 		t.Fatal(r.Err)
@@ -31,11 +43,7 @@ func importCompactions(t *testing.T, st backing.Store, name, data string) (backi
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := backing.Compactions(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, cs
+	return s, v
 }
 
 const claudeCompacted = `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"Fix the parser"}}

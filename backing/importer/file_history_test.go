@@ -32,19 +32,7 @@ func importFileHistory(t *testing.T) (backing.Session, backing.View) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := runOne(t, st, filepath.Join(fileHistoryDir, fileHistorySession+".jsonl"))
-	if r.Err != nil {
-		t.Fatal(r.Err)
-	}
-	s, err := st.Session(r.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.ViewID("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, v
+	return importedView(t, st, filepath.Join(fileHistoryDir, fileHistorySession+".jsonl"))
 }
 
 // Claude Code's own file history, imported, gives the snapshots of each
