@@ -38,6 +38,9 @@ type header struct {
 	// agent's file (an importer numbers them: "source_seq").
 	Event    json.RawMessage
 	Imported bool
+	// compact says the message (less whitespace around it) is compact
+	// JSON already: Prepare stores it as it is.
+	compact bool
 }
 
 // ValidateMessage checks that raw is one message: a JSON object with a
@@ -60,12 +63,14 @@ func parseHeader(raw []byte) (header, error) {
 	if !utf8.Valid(raw) {
 		return h, fmt.Errorf("%w: not valid UTF-8", ErrInvalid)
 	}
-	if !json.Valid(raw) {
+	valid, compact := ScanJSON(raw)
+	if !valid {
 		// Unmarshal's error says where the syntax breaks.
 		var v any
 		err := json.Unmarshal(raw, &v)
 		return h, fmt.Errorf("%w: not valid JSON: %v", ErrInvalid, err)
 	}
+	h.compact = compact
 	var role json.RawMessage
 	EachMember(raw, func(key string, v []byte) {
 		switch key {
@@ -141,12 +146,18 @@ func Prepare(raw []byte, now time.Time, max int64) (line []byte, id string, give
 	if err := checkTyped(h, raw); err != nil {
 		return nil, "", false, err
 	}
-	var b bytes.Buffer
-	b.Grow(len(raw) + 80)
-	if err := json.Compact(&b, raw); err != nil {
-		return nil, "", false, fmt.Errorf("%w: %v", ErrInvalid, err)
+	if h.compact {
+		// What Compact would give, without its second pass: the agents
+		// and the importer write compact lines.
+		line = bytes.Clone(bytes.Trim(raw, " \t\r\n"))
+	} else {
+		var b bytes.Buffer
+		b.Grow(len(raw) + 80)
+		if err := json.Compact(&b, raw); err != nil {
+			return nil, "", false, fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		line = b.Bytes()
 	}
-	line = b.Bytes()
 	var add []byte
 	if h.ID == nil {
 		u, err := uuid.NewV7()
