@@ -70,29 +70,10 @@ func parseHeader(raw []byte) (header, error) {
 		err := json.Unmarshal(raw, &v)
 		return h, fmt.Errorf("%w: not valid JSON: %v", ErrInvalid, err)
 	}
+	h, role := headerOf(raw)
 	h.compact = compact
-	var role json.RawMessage
-	EachMember(raw, func(key string, v []byte) {
-		switch key {
-		case "role":
-			role = v
-		case "content":
-			h.Content = v
-		case "id":
-			h.ID = v
-		case "ts":
-			h.TS = v
-		case "context":
-			h.Context = v
-		case "event":
-			h.Event = v
-		case "source_seq":
-			h.Imported = true
-		}
-	})
 	switch FirstByte(role) {
 	case '"':
-		json.Unmarshal(role, &h.Role) // valid JSON: cannot fail
 	case 0:
 		return h, fmt.Errorf("%w: missing \"role\" (keys are case-sensitive)", ErrInvalid)
 	default:
@@ -117,6 +98,32 @@ func parseHeader(raw []byte) (header, error) {
 		}
 	}
 	return h, nil
+}
+
+// headerOf reads the header of raw, valid JSON, without checking it
+// (parseHeader does), and the raw value of its "role" (h.Role is its
+// value when it is a string).
+func headerOf(raw []byte) (h header, role []byte) {
+	EachMember(raw, func(key string, v []byte) {
+		switch key {
+		case "role":
+			role = v
+		case "content":
+			h.Content = v
+		case "id":
+			h.ID = v
+		case "ts":
+			h.TS = v
+		case "context":
+			h.Context = v
+		case "event":
+			h.Event = v
+		case "source_seq":
+			h.Imported = true
+		}
+	})
+	h.Role = stringOf(role)
+	return h, role
 }
 
 // FirstByte is the first byte of a JSON value ('"', '[', '{', 'n', a digit,

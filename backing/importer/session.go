@@ -233,14 +233,15 @@ func (m message) build(line []byte) ([]byte, error) {
 	// A part of a document that is not JSON by itself (its first lines,
 	// its closing brackets) is kept only as "source_line".
 	whole := m.whole
-	if whole == nil && !validJSON(line) {
+	valid, compact := backing.ScanJSON(line)
+	if whole == nil && !valid {
 		whole, line = line, nil
 	}
 	if line != nil {
 		b.WriteString(`,"source":`)
 		b.Write(line)
 	}
-	if whole == nil && !isCompact(line) {
+	if whole == nil && !compact {
 		whole = line
 	}
 	if whole != nil {
@@ -257,11 +258,6 @@ func (m message) build(line []byte) ([]byte, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-func isCompact(line []byte) bool {
-	valid, compact := backing.ScanJSON(line)
-	return valid && compact
 }
 
 // validJSON is json.Valid, in the one scan backing.ScanJSON makes.
@@ -310,6 +306,13 @@ func fields(raw []byte) map[string]json.RawMessage {
 	if !validJSON(raw) {
 		return nil
 	}
+	return members(raw)
+}
+
+// members is fields of raw known to be valid JSON: a line Decode
+// checked, or a value of one. Checking it again, per line of a big
+// import, cost as much as reading it.
+func members(raw []byte) map[string]json.RawMessage {
 	m := map[string]json.RawMessage{}
 	if !backing.EachMember(raw, func(key string, val []byte) { m[key] = val }) {
 		return nil
