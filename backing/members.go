@@ -1,5 +1,7 @@
 package backing
 
+import "bytes"
+
 // EachMember calls fn with every member of the JSON object obj, in order,
 // its key decoded and its value raw. obj must be valid JSON (json.Valid):
 // it scans, it does not check. EachMember reports false when obj is not
@@ -104,13 +106,22 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-// skipStr returns the end of the string starting at b[i] (a '"').
+// skipStr returns the end of the string starting at b[i] (a '"'). It
+// jumps from quote to quote (IndexByte), as content is mostly long
+// strings: a quote ends the string unless an odd number of backslashes
+// escapes it.
 func skipStr(b []byte, i int) int {
 	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		i += q
+		n := 0
+		for n < i && b[i-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
 			return i + 1
 		}
 	}

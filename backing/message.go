@@ -38,6 +38,9 @@ type header struct {
 	// agent's file (an importer numbers them: "source_seq").
 	Event    json.RawMessage
 	Imported bool
+	// compact says the message (less whitespace around it) is compact
+	// JSON already: Prepare stores it as it is.
+	compact bool
 }
 
 // ValidateMessage checks that raw is one message: a JSON object with a
@@ -60,34 +63,17 @@ func parseHeader(raw []byte) (header, error) {
 	if !utf8.Valid(raw) {
 		return h, fmt.Errorf("%w: not valid UTF-8", ErrInvalid)
 	}
-	if !json.Valid(raw) {
+	valid, compact := ScanJSON(raw)
+	if !valid {
 		// Unmarshal's error says where the syntax breaks.
 		var v any
 		err := json.Unmarshal(raw, &v)
 		return h, fmt.Errorf("%w: not valid JSON: %v", ErrInvalid, err)
 	}
-	var role json.RawMessage
-	EachMember(raw, func(key string, v []byte) {
-		switch key {
-		case "role":
-			role = v
-		case "content":
-			h.Content = v
-		case "id":
-			h.ID = v
-		case "ts":
-			h.TS = v
-		case "context":
-			h.Context = v
-		case "event":
-			h.Event = v
-		case "source_seq":
-			h.Imported = true
-		}
-	})
+	h, role := headerOf(raw)
+	h.compact = compact
 	switch FirstByte(role) {
 	case '"':
-		json.Unmarshal(role, &h.Role) // valid JSON: cannot fail
 	case 0:
 		return h, fmt.Errorf("%w: missing \"role\" (keys are case-sensitive)", ErrInvalid)
 	default:
@@ -112,6 +98,32 @@ func parseHeader(raw []byte) (header, error) {
 		}
 	}
 	return h, nil
+}
+
+// headerOf reads the header of raw, valid JSON, without checking it
+// (parseHeader does), and the raw value of its "role" (h.Role is its
+// value when it is a string).
+func headerOf(raw []byte) (h header, role []byte) {
+	EachMember(raw, func(key string, v []byte) {
+		switch key {
+		case "role":
+			role = v
+		case "content":
+			h.Content = v
+		case "id":
+			h.ID = v
+		case "ts":
+			h.TS = v
+		case "context":
+			h.Context = v
+		case "event":
+			h.Event = v
+		case "source_seq":
+			h.Imported = true
+		}
+	})
+	h.Role = stringOf(role)
+	return h, role
 }
 
 // FirstByte is the first byte of a JSON value ('"', '[', '{', 'n', a digit,
@@ -141,12 +153,18 @@ func Prepare(raw []byte, now time.Time, max int64) (line []byte, id string, give
 	if err := checkTyped(h, raw); err != nil {
 		return nil, "", false, err
 	}
-	var b bytes.Buffer
-	b.Grow(len(raw) + 80)
-	if err := json.Compact(&b, raw); err != nil {
-		return nil, "", false, fmt.Errorf("%w: %v", ErrInvalid, err)
+	if h.compact {
+		// What Compact would give, without its second pass: the agents
+		// and the importer write compact lines.
+		line = bytes.Clone(bytes.Trim(raw, " \t\r\n"))
+	} else {
+		var b bytes.Buffer
+		b.Grow(len(raw) + 80)
+		if err := json.Compact(&b, raw); err != nil {
+			return nil, "", false, fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		line = b.Bytes()
 	}
-	line = b.Bytes()
 	var add []byte
 	if h.ID == nil {
 		u, err := uuid.NewV7()

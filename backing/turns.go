@@ -34,6 +34,15 @@ func Classify(line []byte) (k Kind, id string, err error) {
 	return kindOf(h), stringOf(h.ID), nil
 }
 
+// KindOf is Classify's Kind of a line a store holds or has just
+// prepared (Prepare), without checking it again: the store checked it
+// when it took it (Classify), and a reader that looks at every message,
+// as the sizes of a transcript do, need not pay for that twice.
+func KindOf(stored []byte) Kind {
+	h, _ := headerOf(stored)
+	return kindOf(h)
+}
+
 // IsPrompt reports whether a stored message opens a turn: the turn rule,
 // for a reader outside the store.
 func IsPrompt(line []byte) bool {

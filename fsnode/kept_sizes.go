@@ -130,8 +130,8 @@ func settledAt(v backing.View, first, n int) (int, error) {
 			return 0, err
 		}
 		for i := len(msgs) - 1; i >= 0; i-- {
-			k, _, err := backing.Classify(msgs[i].Raw)
-			if err != nil || !k.Context && !k.Event {
+			k := backing.KindOf(msgs[i].Raw)
+			if !k.Context && !k.Event {
 				return use, nil
 			}
 			if k.Context {

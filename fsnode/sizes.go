@@ -238,12 +238,12 @@ func (c *sizeCache) offsets(f *FS, s backing.Session, v backing.View, ft format)
 			if m.Index < own {
 				continue // an ancestor's: final in this view, whatever follows
 			}
-			switch k, _, err := backing.Classify(m.Raw); {
-			case err == nil && k.Context:
+			switch k := backing.KindOf(m.Raw); {
+			case k.Context:
 				if pending < 0 {
 					pending = m.Index
 				}
-			case err != nil || !k.Event:
+			case !k.Event:
 				pending = -1
 			}
 		}

@@ -45,7 +45,7 @@ func (s *Session) appendID(branchID string, msgs [][]byte) error {
 		if err != nil {
 			return &backing.MessageError{N: i, Err: err}
 		}
-		k, _, _ := backing.Classify(line)
+		k := backing.KindOf(line) // checked by Prepare
 		p.lines = append(p.lines, line)
 		p.kinds = append(p.kinds, k)
 		if given {

@@ -114,5 +114,5 @@ func treeFields(stored []byte) (uuid, parent string, prompt, sidechain bool) {
 	if parent == "" {
 		parent = backing.StringOf(f[2]) // a compaction's new root goes on where it left off
 	}
-	return uuid, parent, backing.IsPrompt(stored), string(f[3]) == "true"
+	return uuid, parent, backing.KindOf(stored).Prompt, string(f[3]) == "true"
 }

@@ -28,8 +28,8 @@ func newClaudeDecoder() *claudeDecoder {
 }
 
 func (d *claudeDecoder) line(line []byte) error {
-	m := fields(line)
-	if m == nil { // valid JSON but not an object: nothing to read, keep it
+	m := members(line) // Decode checked it
+	if m == nil {      // valid JSON but not an object: nothing to read, keep it
 		d.s.addEvent(line)
 		return nil
 	}
@@ -131,7 +131,7 @@ func claudeMessage(m map[string]json.RawMessage) (message, map[string]json.RawMe
 		return message{}, nil, false
 	}
 	var role, content json.RawMessage
-	inner := fields(m["message"])
+	inner := members(m["message"])
 	if inner != nil {
 		role, content = inner["role"], inner["content"]
 	} else if t == "system" {

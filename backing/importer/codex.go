@@ -47,7 +47,7 @@ var codexBlockRoles = map[string]string{
 var codexExtra = []string{"cli_version", "originator", "git", "source", "forked_from_id"}
 
 func (d *codexDecoder) line(line []byte) error {
-	m := fields(line)
+	m := members(line) // Decode checked it
 	if m == nil {
 		d.s.addEvent(line)
 		return nil
@@ -55,7 +55,7 @@ func (d *codexDecoder) line(line []byte) error {
 	if d.s.Created.IsZero() {
 		d.s.Created = parseTime(m["timestamp"])
 	}
-	payload := fields(m["payload"])
+	payload := members(m["payload"])
 	switch str(m["type"]) {
 	case "session_meta":
 		d.sessionMeta(payload)

@@ -71,7 +71,7 @@ func Detect(r io.Reader) (Format, error) {
 	seen := 0
 	opened := false // the first line is "{": an indented document
 	err := eachLine(io.LimitReader(r, detectMaxBytes), func(n int, line []byte) error {
-		if !json.Valid(line) {
+		if !validJSON(line) {
 			if seen == 0 && documentStart(line) {
 				opened = true // see the next line
 				return nil

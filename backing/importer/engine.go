@@ -282,11 +282,11 @@ func upToDate(m backing.Meta, data []byte) bool {
 // completeLines drops a last line that is not complete JSON: an agent in
 // the middle of writing it. The next import takes it whole.
 func completeLines(data []byte) []byte {
-	if json.Valid(data) {
+	if validJSON(data) {
 		return data // one JSON document (Gemini's older format), whole
 	}
 	nl := bytes.LastIndexByte(data, '\n')
-	if last := bytes.TrimSpace(data[nl+1:]); len(last) > 0 && !json.Valid(last) {
+	if last := bytes.TrimSpace(data[nl+1:]); len(last) > 0 && !validJSON(last) {
 		return data[:nl+1]
 	}
 	return data

@@ -32,7 +32,7 @@ import (
 // value, unless it is one line; that line, a metadata or $set line, has
 // no "messages" member.
 func geminiDocument(data []byte) bool {
-	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' || !json.Valid(data) {
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' || !validJSON(data) {
 		return false
 	}
 	var doc struct {

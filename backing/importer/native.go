@@ -397,12 +397,12 @@ func (r *run) resultText(out json.RawMessage) string {
 func argumentsObject(raw json.RawMessage) json.RawMessage {
 	if s, ok := jsonString(raw); ok {
 		raw = json.RawMessage(s)
-		if backing.FirstByte(raw) != '{' || !json.Valid(raw) {
+		if backing.FirstByte(raw) != '{' || !validJSON(raw) {
 			obj, _ := marshalLine(map[string]string{"input": s})
 			return obj
 		}
 	}
-	if backing.FirstByte(raw) != '{' || !json.Valid(raw) {
+	if backing.FirstByte(raw) != '{' || !validJSON(raw) {
 		return json.RawMessage(`{}`)
 	}
 	var b bytes.Buffer

@@ -12,6 +12,11 @@ import (
 // amortise a read, few enough that memory does not grow with a session.
 const readChunk = 1000
 
+// appendChunk is how many bytes of lines storeMissing appends at a time
+// (a variable for tests): each append is one write and one fsync, so a
+// few per 10 MB cost nothing next to the writing.
+var appendChunk = 4 << 20
+
 // storeMissing stores every line of the split source (main and forks)
 // that s does not hold yet, each in its branch, and returns how many. What
 // s holds is read from the lines themselves (their source_seq), so an
@@ -39,10 +44,22 @@ func storeMissing(s backing.Session, main [][]byte, forks []Fork) (int, error) {
 		if len(lines) == 0 {
 			return nil
 		}
-		if err := s.AppendID(branchID, lines); err != nil {
-			return err
+		// In appends of at most appendChunk bytes: what the store copies
+		// to write a batch does not grow with the session, and a crash
+		// between two leaves what storedSeqs finds and the next import
+		// completes.
+		for from := 0; from < len(lines); {
+			to, size := from, 0
+			for to < len(lines) && (to == from || size+len(lines[to]) <= appendChunk) {
+				size += len(lines[to])
+				to++
+			}
+			if err := s.AppendID(branchID, lines[from:to]); err != nil {
+				return err
+			}
+			stored += to - from
+			from = to
 		}
-		stored += len(lines)
 		return s.Backdate(branchID, lastTS(lines))
 	}
 	if err := put("", missing(main)); err != nil {

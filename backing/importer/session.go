@@ -116,7 +116,7 @@ func Decode(r io.Reader, f Format) (*Session, error) {
 		r = bytes.NewReader(data)
 	}
 	err = eachLine(r, func(n int, line []byte) error {
-		if !json.Valid(line) {
+		if !validJSON(line) {
 			var v any
 			return &LineError{n, fmt.Errorf("not valid JSON: %v", json.Unmarshal(line, &v))}
 		}
@@ -233,14 +233,15 @@ func (m message) build(line []byte) ([]byte, error) {
 	// A part of a document that is not JSON by itself (its first lines,
 	// its closing brackets) is kept only as "source_line".
 	whole := m.whole
-	if whole == nil && !json.Valid(line) {
+	valid, compact := backing.ScanJSON(line)
+	if whole == nil && !valid {
 		whole, line = line, nil
 	}
 	if line != nil {
 		b.WriteString(`,"source":`)
 		b.Write(line)
 	}
-	if whole == nil && !isCompact(line) {
+	if whole == nil && !compact {
 		whole = line
 	}
 	if whole != nil {
@@ -259,18 +260,16 @@ func (m message) build(line []byte) ([]byte, error) {
 	return out, nil
 }
 
-func isCompact(line []byte) bool {
-	var b bytes.Buffer
-	if json.Compact(&b, line) != nil {
-		return false
-	}
-	return bytes.Equal(b.Bytes(), line)
+// validJSON is json.Valid, in the one scan backing.ScanJSON makes.
+func validJSON(b []byte) bool {
+	valid, _ := backing.ScanJSON(b)
+	return valid
 }
 
 // SourceLine gives back the exact source line a message was decoded from,
 // from the message as built here or as the store keeps it (compacted).
 func SourceLine(msg []byte) ([]byte, error) {
-	if !json.Valid(msg) {
+	if !validJSON(msg) {
 		return nil, errors.New("importer: message is not JSON")
 	}
 	f := backing.Members(msg, "source", "source_line", "source_hole", "content")
@@ -304,9 +303,16 @@ func fields(raw []byte) map[string]json.RawMessage {
 	// One check and one scan: Unmarshal into a map checks the line, then
 	// decodes it, every value copied; per line of a big import that was
 	// the most of its time.
-	if !json.Valid(raw) {
+	if !validJSON(raw) {
 		return nil
 	}
+	return members(raw)
+}
+
+// members is fields of raw known to be valid JSON: a line Decode
+// checked, or a value of one. Checking it again, per line of a big
+// import, cost as much as reading it.
+func members(raw []byte) map[string]json.RawMessage {
 	m := map[string]json.RawMessage{}
 	if !backing.EachMember(raw, func(key string, val []byte) { m[key] = val }) {
 		return nil
@@ -373,7 +379,7 @@ func PeekID(r io.Reader, f Format) (string, error) {
 		r = bytes.NewReader(data)
 	}
 	err = eachLine(r, func(n int, line []byte) error {
-		if !json.Valid(line) {
+		if !validJSON(line) {
 			return nil // Decode reports it, if it comes to that
 		}
 		if d.line(line) == nil && d.session().SourceID != "" {

@@ -69,7 +69,7 @@ func withField(obj []byte, kv ...any) []byte {
 // eventKind names an event line for a reader: its "type", with the
 // payload's type for Codex's wrapped lines (event_msg/token_count).
 func eventKind(line []byte) string {
-	if !json.Valid(line) {
+	if !validJSON(line) {
 		return "document" // a part of a Gemini document: its fields, its end
 	}
 	m := fields(line)

@@ -86,7 +86,10 @@ func commands() []command {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	stop := startProfile()
+	code := run(os.Args[1:])
+	stop()
+	os.Exit(code)
 }
 
 // run dispatches to a subcommand and returns the exit code.
