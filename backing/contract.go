@@ -151,6 +151,10 @@ type View interface {
 	// EventsAt where all the events are.
 	Typed() []int
 	EventsAt() []int
+	// TypedBefore counts the typed events in [0, i); TypedAt is the
+	// position of the j-th (0-based), -1 past the last.
+	TypedBefore(i int) int
+	TypedAt(j int) int
 	// VisibleBefore counts the visible messages in [0, i).
 	VisibleBefore(i int) int
 	// AfterVisible is the position just past the k-th visible message.

@@ -148,6 +148,32 @@ func (s *Segments) Typed() []int {
 	return s.positions(func(sp *span) []int32 { return sp.typed })
 }
 
+// TypedBefore is how many typed events are among the messages [0, i);
+// TypedAt is where the j-th of them is. Unlike Typed, neither makes a
+// slice: a question asked for every turn costs the segments, not the
+// branch.
+func (s *Segments) TypedBefore(i int) int {
+	n := 0
+	for _, sp := range s.segs {
+		if i <= sp.first {
+			break
+		}
+		local := min(i-sp.first, sp.n)
+		n += sort.Search(len(sp.typed), func(k int) bool { return int(sp.typed[k]) >= local })
+	}
+	return n
+}
+
+func (s *Segments) TypedAt(j int) int {
+	for _, sp := range s.segs {
+		if j < len(sp.typed) {
+			return sp.first + int(sp.typed[j])
+		}
+		j -= len(sp.typed)
+	}
+	return -1
+}
+
 // EventsAt is where the events are (role EventRole, typed or imported),
 // ascending: what events.jsonl lists, found without reading a message.
 func (s *Segments) EventsAt() []int {

@@ -1,7 +1,6 @@
 package backing
 
 import (
-	"sort"
 	"strconv"
 )
 
@@ -245,8 +244,27 @@ func (e *Endings) Finished() []Ending { return e.done[:len(e.done):len(e.done)] 
 
 // TurnEnding is how turn k of v ended: it reads the turn, the message
 // after it and, when the turn has no turn_end, the typed events before it
-// back to the nearest turn_end: the turn's size, not the branch's.
+// up to the branch's first turn_end: the turn's size, not the branch's.
+// A reader asking of many turns keeps a TurnEnds instead.
 func TurnEnding(v View, k int) (Ending, error) {
+	var t TurnEnds
+	return t.Ending(v, k)
+}
+
+// TurnEnds answers TurnEnding for the turns of one branch, remembering
+// what it read of the typed events before them, which a branch that
+// grows never changes: where its first turn_end is, or that none is among
+// the first ones. Asked of every turn of a branch, it reads each typed
+// event at most once, where TurnEnding alone reads them all again for
+// each turn of a branch with none. The zero value is ready; it is not
+// safe for concurrent use.
+type TurnEnds struct {
+	read  int // the typed events read, none a turn_end
+	first int // 1 + the position of the first turn_end; 0 until found
+}
+
+// Ending is how turn k of v ended (TurnEnding).
+func (t *TurnEnds) Ending(v View, k int) (Ending, error) {
 	from, to, err := v.TurnRange(k)
 	if err != nil {
 		return Ending{}, err
@@ -263,7 +281,7 @@ func TurnEnding(v View, k int) (Ending, error) {
 		}
 		for _, m := range msgs {
 			if m.Turn > k { // a later turn began: first, the rule's premise
-				if e.uses, err = usesTurnEnd(v, from); err != nil {
+				if e.uses, err = t.Before(v, from); err != nil {
 					return Ending{}, err
 				}
 			}
@@ -274,16 +292,20 @@ func TurnEnding(v View, k int) (Ending, error) {
 	return end, nil
 }
 
-// usesTurnEnd reports whether a typed event before message i is a
-// turn_end, reading them from the nearest back.
-func usesTurnEnd(v View, i int) (bool, error) {
-	typed := v.Typed()
-	for j := sort.SearchInts(typed, i) - 1; j >= 0; j-- {
-		msgs, err := v.Read(typed[j], typed[j]+1)
+// Before reports whether a typed event before message i of v is a
+// turn_end.
+func (t *TurnEnds) Before(v View, i int) (bool, error) {
+	if t.first > 0 {
+		return t.first-1 < i, nil
+	}
+	for n := v.TypedBefore(i); t.read < n; t.read++ {
+		at := v.TypedAt(t.read)
+		msgs, err := v.Read(at, at+1)
 		if err != nil {
 			return false, err
 		}
 		if o, ok := outcomeOf(msgs[0].Raw); ok && o.ended {
+			t.first = at + 1
 			return true, nil
 		}
 	}

@@ -32,11 +32,13 @@ func PieceMessage(m backing.Message, prev backing.Ending) render.Message {
 // event before the turn (an imported session) nothing is read. Otherwise
 // it reads the turn (backing.TurnEnding): the turn's size, not the
 // branch's.
-func noteEnding(v backing.View, k int) (backing.Ending, error) {
+// ends remembers what was read of the branch's typed events, for the
+// next turn asked (backing.TurnEnds).
+func noteEnding(v backing.View, k int, ends *backing.TurnEnds) (backing.Ending, error) {
 	if may, err := mayBeCutOff(v, k); !may || err != nil {
 		return backing.Ending{}, err
 	}
-	return backing.TurnEnding(v, k)
+	return ends.Ending(v, k)
 }
 
 // mayBeCutOff reports whether v has a typed event before turn k, without
@@ -46,8 +48,7 @@ func mayBeCutOff(v backing.View, k int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	typed := v.Typed()
-	return len(typed) > 0 && typed[0] < from, nil
+	return v.TypedBefore(from) > 0, nil
 }
 
 // Pieces gives the messages of a view, read in order from message from
@@ -59,6 +60,7 @@ type Pieces struct {
 	v     backing.View
 	whole bool // from the first message: e has seen every one
 	e     backing.Endings
+	ends  backing.TurnEnds // from a later one
 }
 
 // NewPieces is Pieces of v from message from.
@@ -78,7 +80,7 @@ func (p *Pieces) Next(m backing.Message) (render.Message, error) {
 		prev, _ := p.e.Turn(m.Turn - 1)
 		return PieceMessage(m, prev), nil
 	}
-	prev, err := noteEnding(p.v, m.Turn-1)
+	prev, err := noteEnding(p.v, m.Turn-1, &p.ends)
 	if err != nil {
 		return render.Message{}, err
 	}

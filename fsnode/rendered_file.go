@@ -388,14 +388,9 @@ func (n *renderedFile) readPieces(sp span, buf []byte, from, to int64) ([]byte, 
 		case i >= hi:
 			piece = keptLast
 		default:
-			m := msgs[i-lo]
-			var prev backing.Ending
-			if m.TurnStart && m.Turn >= 2 {
-				if prev, err = sp.sizes.ending(sp.v, m.Turn-1); err != nil {
-					return nil, err
-				}
+			if piece, err = sp.sizes.piece(sp.v, msgs[i-lo], n.format); err != nil {
+				return nil, err
 			}
-			piece = n.format.render(m, prev)
 			if len(piece) >= bigPieceMin && (sp.off[i] < start || sp.off[i+1] > end) {
 				// The last one wins: reads go forward.
 				keep = &bigPiece{id: sp.pieceID(i), piece: piece}

@@ -92,8 +92,9 @@ type sizeCache struct {
 	settled int        // pieces [0, settled) are final
 	kept    *keptSizes // what the store keeps, once looked up; nil before
 
-	endsMu sync.Mutex
-	ends   map[int]backing.Ending // turn endings read for notes (noteEnding)
+	endsMu   sync.Mutex
+	ends     map[int]backing.Ending // turn endings read for notes (noteEnding)
+	turnEnds backing.TurnEnds       // what finding them read of the typed events
 }
 
 func newSizeCache(k sizeKey) *sizeCache { return &sizeCache{off: []int64{0}, counted: 1, keyOf: k} }
@@ -165,21 +166,23 @@ func (f *FS) usedSizes(c *sizeCache, n int) {
 		if f.sizeEntries <= maxSizeEntries*3/4 { // a sweep now and then, not at every use
 			return
 		}
+		// Never wait under f.mu: one that is reading is next to use.
 		if o.mu.TryLock() {
-			o.empty()
+			if o.endsMu.TryLock() {
+				o.empty()
+				o.endsMu.Unlock()
+				f.sizeEntries -= o.counted - 1
+				o.counted = 1
+			}
 			o.mu.Unlock()
-			f.sizeEntries -= o.counted - 1
-			o.counted = 1
 		}
 	}
 }
 
-// empty forgets what c holds; the caller holds c.mu.
+// empty forgets what c holds; the caller holds c.mu and c.endsMu.
 func (c *sizeCache) empty() {
 	c.off, c.settled, c.kept = []int64{0}, 0, nil
-	c.endsMu.Lock()
-	c.ends = nil
-	c.endsMu.Unlock()
+	c.ends, c.turnEnds = nil, backing.TurnEnds{}
 }
 
 // offsets returns the piece offsets of v's messages in format ft, v a
@@ -194,7 +197,9 @@ func (c *sizeCache) offsets(f *FS, s backing.Session, v backing.View, ft format)
 	}()
 	n := v.Len()
 	if n < c.settled { // the log was repaired and shrank: start over
+		c.endsMu.Lock()
 		c.empty()
+		c.endsMu.Unlock()
 	}
 	if len(c.off)-1 > c.settled {
 		// Pieces not final: rendered again, in a new array, as readers
@@ -228,13 +233,11 @@ func (c *sizeCache) offsets(f *FS, s backing.Session, v backing.View, ft format)
 			return nil, err
 		}
 		for _, m := range msgs {
-			var prev backing.Ending
-			if m.TurnStart && m.Turn >= 2 {
-				if prev, err = c.ending(v, m.Turn-1); err != nil {
-					return nil, err
-				}
+			piece, err := c.piece(v, m, ft)
+			if err != nil {
+				return nil, err
 			}
-			c.off = append(c.off, c.off[len(c.off)-1]+int64(len(ft.render(m, prev))))
+			c.off = append(c.off, c.off[len(c.off)-1]+int64(len(piece)))
 			if m.Index < own {
 				continue // an ancestor's: final in this view, whatever follows
 			}
@@ -255,28 +258,35 @@ func (c *sizeCache) offsets(f *FS, s backing.Session, v backing.View, ft format)
 	return c.off[: n+1 : n+1], nil
 }
 
+// piece is message m's piece of v in format ft, with the note on how the
+// turn before it ended when it starts a turn.
+func (c *sizeCache) piece(v backing.View, m backing.Message, ft format) ([]byte, error) {
+	var prev backing.Ending
+	if m.TurnStart && m.Turn >= 2 {
+		var err error
+		if prev, err = c.ending(v, m.Turn-1); err != nil {
+			return nil, err
+		}
+	}
+	return ft.render(m, prev), nil
+}
+
 // ending is how turn k of v ended, for the note of turn k+1's first piece
 // (noteEnding), read once: a turn that a later one followed never changes.
 // Only turns that may have been cut off are read, and kept.
 func (c *sizeCache) ending(v backing.View, k int) (backing.Ending, error) {
-	if may, err := mayBeCutOff(v, k); !may || err != nil {
-		return backing.Ending{}, err
-	}
 	c.endsMu.Lock()
-	e, ok := c.ends[k]
-	c.endsMu.Unlock()
-	if ok {
+	defer c.endsMu.Unlock()
+	if e, ok := c.ends[k]; ok {
 		return e, nil
 	}
-	e, err := backing.TurnEnding(v, k)
+	e, err := noteEnding(v, k, &c.turnEnds)
 	if err != nil {
 		return e, err
 	}
-	c.endsMu.Lock()
 	if c.ends == nil {
 		c.ends = map[int]backing.Ending{}
 	}
 	c.ends[k] = e
-	c.endsMu.Unlock()
 	return e, nil
 }

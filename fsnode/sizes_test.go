@@ -308,3 +308,64 @@ func TestSizesContextJoinsNextTurn(t *testing.T) {
 		t.Errorf("after a prompt joined the context before it, the mount serves\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A branch of turns that each end with a typed event and none with a
+// turn_end (sessfs event usage, no harness marking turns) asks at every
+// turn whether a turn_end came before it, the premise of a cut-off turn.
+// The sizes of its transcript, and a read of it from the middle, read
+// each message a bounded number of times, not every typed event again
+// for each turn.
+func TestSizesReadEachTypedEventOnce(t *testing.T) {
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const turns = 400
+	var msgs [][]byte
+	for i := range turns {
+		msgs = append(msgs,
+			fmt.Appendf(nil, `{"role":"user","content":"q%d"}`, i),
+			fmt.Appendf(nil, `{"role":"assistant","content":"a%d"}`, i),
+			[]byte(`{"role":"event","content":"","event":"usage","data":{"input_tokens":1}}`))
+	}
+	if err := s.AppendID("", msgs); err != nil {
+		t.Fatal(err)
+	}
+	reads := &atomic.Int64{}
+	cs := countingSession{s.(*filestore.Session), reads}
+	v, err := cs.ViewID("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := newSizeCache(sizeKey{}).offsets(nil, cs, v, formatMarkdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := allPieces(t, v, formatMarkdown); off[len(off)-1] != int64(len(want)) {
+		t.Errorf("size %d, the pieces rendered from the first make %d", off[len(off)-1], len(want))
+	}
+	// The sizes read every message, and each turn and the message after
+	// it once more for its ending: about 2 × 3 × turns.
+	if n := reads.Load() - int64(v.Len()); n > int64(4*len(msgs)) {
+		t.Errorf("the sizes of %d messages read %d messages", len(msgs), n+int64(v.Len()))
+	}
+	reads.Store(0)
+	p := NewPieces(v, len(msgs)/2)
+	half, err := v.Read(len(msgs)/2, len(msgs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads.Store(0)
+	for _, m := range half {
+		if _, err := p.Next(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := reads.Load(); n > int64(4*len(half)+len(msgs)) {
+		t.Errorf("the pieces of the second half read %d messages", n)
+	}
+}
