@@ -24,14 +24,11 @@ type turnDir struct {
 	ids   []string
 	clock turnClock
 
-	filesOnce sync.Once
-	files     *turnFiles // made at the first lookup of files/ or files.json
+	snaps *branchSnapshots // the branch's, shared with the other turns
+	ends  *branchEnds      // likewise
 }
 
-func (n *turnDir) turnFiles() *turnFiles {
-	n.filesOnce.Do(func() { n.files = &turnFiles{fsys: n.fsys, ref: n.ref, turn: n.turn} })
-	return n.files
-}
+func (n *turnDir) turnFiles() *turnFiles { return &turnFiles{all: n.snaps, turn: n.turn} }
 
 var (
 	_ = (fs.NodeLookuper)((*turnDir)(nil))
@@ -129,7 +126,7 @@ func (n *turnDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	case "usage.json":
 		in = usageChild(ctx, n.fsys, &n.Inode, &usageDoc{s: n.ref.s, scope: usageTurn, ref: n.ref, turn: n.turn}, n.ids...)
 	case "info.json":
-		d := &turnInfo{ref: n.ref, turn: n.turn, clock: &n.clock}
+		d := &turnInfo{ref: n.ref, turn: n.turn, clock: &n.clock, ends: n.ends}
 		in = child(ctx, &n.Inode, name, &docFile{base: base{fsys: n.fsys}, doc: d.doc}, fileMode, ino(kindTurnInfo, n.ids...))
 	case "files.json":
 		in = child(ctx, &n.Inode, name, &docFile{base: base{fsys: n.fsys}, doc: n.turnFiles().doc}, fileMode, ino(kindFilesDoc, n.ids...))

@@ -10,15 +10,30 @@ import (
 )
 
 // turnFiles is what turns/<n>/files/ and files.json show: the snapshots
-// of turn n (backing.Snapshots, TurnSnapshots), sessfs's own and, with
-// Options.FileHistory, those an agent's file history keeps whose backup
-// is on this machine. Finding them reads the branch's events; what was
-// found is kept until the branch has another line (or the default
-// branch moves), so a lookup of each folder of a deep path reads nothing.
+// of turn n (TurnSnapshots) among the branch's (branchSnapshots).
 type turnFiles struct {
+	all  *branchSnapshots
+	turn int
+}
+
+func (f *turnFiles) get() (backing.View, []backing.Snapshot, error) {
+	v, all, err := f.all.get()
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, backing.TurnSnapshots(all, f.turn), nil
+}
+
+// branchSnapshots are the snapshots of a branch (backing.Snapshots),
+// sessfs's own and, with Options.FileHistory, those an agent's file
+// history keeps whose backup is on this machine, shared by the folders of
+// its turns (turnsDir). Finding them reads the branch's events; what was
+// found is kept until the branch has another line (or the default branch
+// moves), so a lookup of each folder of a deep path, or of every turn's
+// files.json, reads nothing.
+type branchSnapshots struct {
 	fsys *FS
 	ref  branchRef
-	turn int
 
 	mu    sync.Mutex
 	seen  filesKey
@@ -33,7 +48,7 @@ type filesKey struct {
 	n, raw int
 }
 
-func (f *turnFiles) get() (backing.View, []backing.Snapshot, error) {
+func (f *branchSnapshots) get() (backing.View, []backing.Snapshot, error) {
 	v, err := f.ref.view()
 	if err != nil {
 		return nil, nil, err
@@ -54,11 +69,10 @@ func (f *turnFiles) get() (backing.View, []backing.Snapshot, error) {
 			return nil, nil, err
 		}
 	}
-	all, err := backing.Snapshots(v, m, f.fsys.opts.FileHistory)
+	snaps, err := backing.Snapshots(v, m, f.fsys.opts.FileHistory)
 	if err != nil {
 		return nil, nil, err
 	}
-	snaps := backing.TurnSnapshots(all, f.turn)
 	f.mu.Lock()
 	f.seen, f.v, f.snaps = key, v, snaps
 	f.mu.Unlock()

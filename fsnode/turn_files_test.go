@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -97,5 +98,51 @@ func TestTurnFiles(t *testing.T) {
 	appendSnapshot(t, s, "/etc/c", 2, "c", true)
 	if got, _ := k.readdir("s/turns/2/files"); fmt.Sprint(got) != "[etc home]" {
 		t.Errorf("turn 2's files/ after a new snapshot: %v", got)
+	}
+}
+
+// countingHistory is an agent's file history that records no file and
+// counts the event lines it is asked about.
+type countingHistory struct{ asked *atomic.Int64 }
+
+func (h countingHistory) Files(backing.Meta, []byte) (string, []backing.AgentFile) {
+	h.asked.Add(1)
+	return "", nil
+}
+
+// The turns' folders share their branch's snapshots: files.json of every
+// turn reads the branch's events once, and again only once it grew.
+func TestTurnFilesShared(t *testing.T) {
+	st := newStore(t)
+	s, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const turns = 5 // an imported event a turn
+	for i := range turns {
+		if err := s.AppendID("", [][]byte{
+			fmt.Appendf(nil, `{"role":"user","content":"q%d"}`, i),
+			fmt.Appendf(nil, `{"role":"event","content":"","event":"file-history-snapshot","source":{"type":"file-history-snapshot"},"source_seq":%d}`, 2*i+1),
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asked := &atomic.Int64{}
+	k := newKernel(t, st, Options{FileHistory: countingHistory{asked}})
+	for range 2 {
+		for i := 1; i <= turns; i++ {
+			k.catFile(fmt.Sprintf("s/turns/%d/files.json", i), 100)
+		}
+	}
+	if n := asked.Load(); n != turns {
+		t.Errorf("files.json of %d turns, twice, asked about %d event lines, want each of the %d once", turns, n, turns)
+	}
+	appendSnapshot(t, s, "/etc/c", turns, "c", true)
+	asked.Store(0)
+	for i := 1; i <= turns; i++ {
+		k.catFile(fmt.Sprintf("s/turns/%d/files.json", i), 100)
+	}
+	if n := asked.Load(); n != turns {
+		t.Errorf("after a new line: asked about %d event lines, want %d", n, turns)
 	}
 }

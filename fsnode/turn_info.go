@@ -19,7 +19,8 @@ import (
 type turnInfo struct {
 	ref   branchRef
 	turn  int
-	clock *turnClock // the turn's time, as its folder's
+	clock *turnClock  // the turn's time, as its folder's
+	ends  *branchEnds // the branch's, shared with the other turns
 
 	mu   sync.Mutex
 	seen turnSpan // the turn the kept ending is of
@@ -55,7 +56,7 @@ func (n *turnInfo) doc() ([]byte, time.Time, error) {
 	end, hit := n.end, n.seen == span
 	n.mu.Unlock()
 	if !hit {
-		if end, err = backing.TurnEnding(v, n.turn); err != nil {
+		if end, err = n.ends.ending(v, span.branch, n.turn); err != nil {
 			return nil, time.Time{}, err
 		}
 		n.mu.Lock()
@@ -65,4 +66,24 @@ func (n *turnInfo) doc() ([]byte, time.Time, error) {
 	doc := turnInfoDoc{Turn: n.turn, Messages: v.VisibleBefore(to) - v.VisibleBefore(from), Ending: end}
 	data, err := json.MarshalIndent(doc, "", "  ")
 	return append(data, '\n'), n.clock.time(v, span.branch, to), err
+}
+
+// branchEnds finds how the turns of a branch ended for their info.json,
+// sharing between them what it read of the branch's typed events
+// (backing.TurnEnds), so the info.json of every turn reads each once.
+type branchEnds struct {
+	mu     sync.Mutex
+	branch string // the branch key, and how long it was, as last read
+	n      int
+	t      backing.TurnEnds
+}
+
+func (e *branchEnds) ending(v backing.View, branch string, k int) (backing.Ending, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if branch != e.branch || v.Len() < e.n { // another branch, or one a repair cut back
+		e.t = backing.TurnEnds{}
+	}
+	e.branch, e.n = branch, v.Len()
+	return e.t.Ending(v, k)
 }

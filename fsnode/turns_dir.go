@@ -3,6 +3,7 @@ package fsnode
 import (
 	"context"
 	"strconv"
+	"sync"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -15,6 +16,17 @@ type turnsDir struct {
 	refusing
 	ref branchRef
 	ids []string // the path's ids, for inode numbers
+
+	// What the turns' folders share of the branch, made at the first
+	// lookup of a turn: their files, and what telling how they ended read.
+	sharedOnce sync.Once
+	snaps      *branchSnapshots
+	ends       *branchEnds
+}
+
+func (n *turnsDir) shared() (*branchSnapshots, *branchEnds) {
+	n.sharedOnce.Do(func() { n.snaps, n.ends = &branchSnapshots{fsys: n.fsys, ref: n.ref}, &branchEnds{} })
+	return n.snaps, n.ends
 }
 
 var (
@@ -58,7 +70,8 @@ func (n *turnsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 	if k > v.Turns() {
 		return nil, syscall.ENOENT
 	}
-	in := child(ctx, &n.Inode, name, &turnDir{base: base{fsys: n.fsys}, ref: n.ref, turn: k, ids: append(append([]string(nil), n.ids...), name)},
+	snaps, ends := n.shared()
+	in := child(ctx, &n.Inode, name, &turnDir{base: base{fsys: n.fsys}, ref: n.ref, turn: k, ids: append(append([]string(nil), n.ids...), name), snaps: snaps, ends: ends},
 		syscall.S_IFDIR, ino(kindTurn, append(n.ids, name)...))
 	return in, lookupAttr(ctx, in, out)
 }
