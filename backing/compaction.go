@@ -3,7 +3,6 @@ package backing
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -204,7 +203,7 @@ func compactionOf(raw []byte) (Compaction, bool) {
 			case "summary":
 				c.Summary = stringOf(v)
 			case "boundary_turn":
-				c.BoundaryTurn, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
+				c.BoundaryTurn = int(count(v))
 			case "model":
 				c.Model = stringOf(v)
 			case "from_branch":

@@ -125,7 +125,7 @@ func checkSnapshot(data []byte) error {
 		return bad("%v", err)
 	}
 	if m[5] != nil {
-		if n, _ := strconv.ParseInt(string(bytes.TrimSpace(m[5])), 10, 64); n != int64(len(content)) {
+		if n := count(m[5]); n != int64(len(content)) {
 			return bad("data.size says %s bytes, the content has %d", bytes.TrimSpace(m[5]), len(content))
 		}
 	}
@@ -271,7 +271,7 @@ func snapshotOf(raw []byte) (Snapshot, bool) {
 		case "path":
 			s.Path = stringOf(v)
 		case "turn":
-			s.Turn, _ = strconv.Atoi(string(v))
+			s.Turn = int(count(v)) // 3, or 3.0 as an encoder writes a float (CheckEvent's rule)
 		case "exists":
 			exists = v
 		case "content":
@@ -279,12 +279,11 @@ func snapshotOf(raw []byte) (Snapshot, bool) {
 		case "encoding":
 			encoding = v
 		case "size":
-			s.Size, _ = strconv.ParseInt(string(v), 10, 64)
+			s.Size = count(v)
 		case "sha256":
 			s.SHA256 = strings.ToLower(stringOf(v))
 		case "mode":
-			m, _ := strconv.ParseUint(string(v), 10, 32)
-			s.Mode = uint32(m) & 0o7777
+			s.Mode = uint32(count(v)) & 0o7777
 		}
 	})
 	s.Exists = string(exists) == "true"

@@ -136,6 +136,25 @@ func TestSnapshots(t *testing.T) {
 	}
 }
 
+// Numbers an encoder writes as floats (3.0) are numbers: a line append
+// takes is a snapshot read back with its turn, size and mode.
+func TestSnapshotFloats(t *testing.T) {
+	s := session(t, openStore(t), "s", backing.Meta{}, time.Now())
+	main := branchID(t, s, "")
+	appendTexts(t, s, main, "q1")
+	line := []byte(`{"role":"event","content":"","event":"file_snapshot","data":{"path":"/p/a","turn":1.0,"exists":true,"content":"abc","size":3.0,"mode":420.0}}`)
+	if err := s.AppendID(main, [][]byte{line}); err != nil {
+		t.Fatal(err)
+	}
+	v, all := snapshots(t, s, main)
+	if len(all) != 1 || all[0].Turn != 1 || all[0].Size != 3 || all[0].Mode != 0o644 {
+		t.Fatalf("snapshots: %+v", all)
+	}
+	if c, err := backing.SnapshotContent(v, all[0]); err != nil || string(c) != "abc" {
+		t.Errorf("content %q, %v", c, err)
+	}
+}
+
 // revertTree is a branch of three turns that snapshot and edit files in
 // dir, each file last modified an hour ago (before the turns ended):
 //
