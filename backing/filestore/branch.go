@@ -221,7 +221,7 @@ func (s *Session) deleteBranch(id string) error {
 	s.mu.Lock()
 	delete(s.logs, b.ID)
 	s.mu.Unlock()
-	remove(s.keptIndexPath(b.ID)) // derived; a restored log is scanned again
+	s.dropKeptBranch(b.ID)
 	if err := syncDir(s.path("branches")); err != nil {
 		return err
 	}

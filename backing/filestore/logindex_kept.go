@@ -395,11 +395,3 @@ func (x *logIndex) dropKept() {
 		x.kept, x.keptMsgs, x.keptBad, x.keptRecs = 0, 0, 0, 0
 	}
 }
-
-// dropKeptIndexes forgets every kept index of session id: it is gone.
-func (st *Store) dropKeptIndexes(id string) error {
-	if err := removeAll(st.path("index", "logs", id)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	return nil
-}

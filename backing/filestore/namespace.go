@@ -414,10 +414,7 @@ func (st *Store) purge(id string) error {
 	if err := remove(st.path("trash", id)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	if err := st.dropKeptSizes(id); err != nil {
-		return err
-	}
-	if err := st.dropKeptIndexes(id); err != nil {
+	if err := st.dropKept(id); err != nil {
 		return err
 	}
 	st.mu.Lock()

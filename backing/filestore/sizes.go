@@ -43,10 +43,12 @@ var _ backing.SizeKeeper = (*Session)(nil)
 // sizesPath is where branch id's sizes in format are kept. format is a
 // caller's name: only letters, digits and dots make a file name of it.
 func (s *Session) sizesPath(branchID, format string) (string, error) {
+	bad := format == "" || format[0] == '.'
 	for _, c := range []byte(format) {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.') || format == "" || format[0] == '.' {
-			return "", backing.Sentencef(backing.ErrInvalid, "format %q: not a name for kept sizes", format)
-		}
+		bad = bad || !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.')
+	}
+	if bad {
+		return "", backing.Sentencef(backing.ErrInvalid, "format %q: not a name for kept sizes", format)
 	}
 	if err := backing.ValidName(branchID); err != nil || filepath.Base(branchID) != branchID {
 		return "", backing.Sentencef(backing.ErrInvalid, "branch id %q", branchID)
@@ -263,10 +265,28 @@ func truncate(path string, size int64) error {
 	return err
 }
 
-// dropKeptSizes forgets every size kept for session id: it is gone.
-func (st *Store) dropKeptSizes(id string) error {
-	if err := removeAll(st.path("index", "sizes", id)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+// keptDirs are the folders under index/ that keep, a folder a session,
+// what is derived from its logs: the kept sizes and the log indexes
+// (logindex_kept.go).
+var keptDirs = []string{"sizes", "logs"}
+
+// dropKept forgets all that is kept of session id: it is gone.
+func (st *Store) dropKept(id string) error {
+	for _, dir := range keptDirs {
+		if err := removeAll(st.path("index", dir, id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
 	}
 	return nil
+}
+
+// dropKeptBranch forgets all that is kept of branch id, removed: its log
+// index and its sizes in every format. Derived, so a failure costs only
+// space, and a branch restored is read again.
+func (s *Session) dropKeptBranch(id string) {
+	remove(s.keptIndexPath(id))
+	sizes, _ := filepath.Glob(filepath.Join(s.st.path("index", "sizes", s.id), id+".*"))
+	for _, f := range sizes {
+		remove(f)
+	}
 }

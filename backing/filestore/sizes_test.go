@@ -2,8 +2,11 @@ package filestore
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 // keptSizes is KeptSizes of the default branch in format "md", failing
@@ -48,8 +51,10 @@ func TestSizesKept(t *testing.T) {
 	if err := s.KeepSizes(idOf(t, s, ""), "md", "v1", make([]uint32, 7), 6); err == nil {
 		t.Error("kept sizes of 7 messages of a log of 6")
 	}
-	if err := s.KeepSizes(idOf(t, s, ""), "../x", "v1", want, 0); err == nil {
-		t.Error("a format that is a path was taken")
+	for _, format := range []string{"../x", "", ".md"} {
+		if err := s.KeepSizes(idOf(t, s, ""), format, "v1", want, 0); err == nil {
+			t.Errorf("format %q was taken", format)
+		}
 	}
 }
 
@@ -138,5 +143,31 @@ func TestSizesPurged(t *testing.T) {
 	}
 	if _, err := os.Stat(st.path("index", "sizes", s.ID())); !os.IsNotExist(err) {
 		t.Errorf("kept sizes outlive their session: %v", err)
+	}
+}
+
+// A branch removed takes its kept sizes, of every format, with it; the
+// default branch's stay.
+func TestSizesBranchRemoved(t *testing.T) {
+	st := openStore(t)
+	s := newSession(t, st, "s")
+	appendTurns(t, s, "", "", 1)
+	b, err := s.Fork(idOf(t, s, ""), backing.Head, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTurns(t, s, "f", "f", 1)
+	for _, format := range []string{"md", "html"} {
+		if err := s.KeepSizes(b.ID, format, "v1", []uint32{1, 2}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keepSizes(t, s, "v1", []uint32{1, 2}, 0)
+	if err := s.DeleteBranch(b.ID); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(st.path("index", "sizes", s.ID(), "*"))
+	if len(left) != 1 || filepath.Base(left[0]) != idOf(t, s, "")+".md" {
+		t.Errorf("kept sizes after the branch went: %v", left)
 	}
 }
