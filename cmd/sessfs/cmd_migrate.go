@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sessfs/sessfs/fsnode"
 )
 
 func runMigrate(args []string) int {
@@ -24,12 +23,9 @@ A PostgreSQL store upgrades its schema with 'sessfs db migrate'.`, storeFormat))
 	if _, code, ok := c.parse(args, 0, 0); !ok {
 		return code
 	}
-	root := c.store
-	if root == "" {
-		var err error
-		if root, err = defaultStore(); err != nil {
-			return c.fail(err)
-		}
+	root, err := c.storeRoot()
+	if err != nil {
+		return c.fail(err)
 	}
 	if isDatabase(root) {
 		return c.fail(fmt.Errorf("%s is a PostgreSQL store: its schema upgrades with 'sessfs db migrate'", root))
@@ -41,11 +37,8 @@ A PostgreSQL store upgrades its schema with 'sessfs db migrate'.`, storeFormat))
 	if err != nil {
 		return c.fail(err)
 	}
-	mounts, _ := fsnode.MountTable()
-	for _, m := range mounts {
-		if m.FSType == fsnode.FSType && m.Source == real {
-			return c.fail(fmt.Errorf("the store is mounted at %s: unmount it first (sessfs umount %s)", m.Dir, shellQuote(m.Dir)))
-		}
+	if m, ok := storeMount(real); ok {
+		return c.fail(fmt.Errorf("the store is mounted at %s: unmount it first (sessfs umount %s)", m.Dir, shellQuote(m.Dir)))
 	}
 	if *abort {
 		if err := abortMigration(real); err != nil {

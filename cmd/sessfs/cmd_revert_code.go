@@ -12,11 +12,12 @@ func runRevertCode(args []string) int {
 	c := newCLI("revert-code", "[--branch B] [--dry-run] [--force] --to-turn N SESSION",
 		`Puts the files back as they were after turn N of branch B of SESSION
 (default: its default branch): every file snapshotted in a turn after N (by
-sessfs snapshot, or by Claude Code's own file history in an imported session,
-from its copies in $CLAUDE_CONFIG_DIR or ~/.claude) gets the content and mode its earliest such snapshot recorded,
-its state before the first turn after N that edited it; a file that did not
-exist then is deleted, one deleted since is made again. N = 0 goes back to
-before the first turn. Files no turn after N snapshotted are not touched,
+sessfs snapshot, or by Claude Code's own file history in an imported
+session, from its copies in $CLAUDE_CONFIG_DIR or ~/.claude) gets the
+content and mode its earliest such snapshot recorded, its state before the
+first turn after N that edited it; a file that did not exist then is
+deleted, one deleted since is made again. N = 0 goes back to before the
+first turn. Files no turn after N snapshotted are not touched,
 nor is the conversation. Prints each change: "restore", "create" or "delete"
 and the path; --dry-run prints them and changes nothing.
 
@@ -27,7 +28,7 @@ and the exit code is 1, unless --force. So is a path that is not a regular
 file. Revert between turns: a turn still going on has not ended. Each file is
 replaced atomically; a failure stops at that file, the ones before it changed.`)
 	branch := c.fs.String("branch", "", "the branch `B` (default: the default branch)")
-	to := c.fs.Int("to-turn", -1, "the turn `N` whose end state to go back to (0: before the first turn)")
+	to := c.fs.Int("to-turn", 0, "the turn `N` whose end state to go back to (0: before the first turn); required")
 	dry := c.fs.Bool("dry-run", false, "print the changes, make none")
 	force := c.fs.Bool("force", false, "overwrite and delete files changed since the agent's last turn on them")
 	rest, code, ok := c.parse(args, 1, 1)
