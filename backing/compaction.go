@@ -190,10 +190,7 @@ const markerSummary = "isCompactSummary"
 // a typed event of kind EventCompaction whose data is an object, or an
 // imported message marked as compaction context.
 func compactionOf(raw []byte) (Compaction, bool) {
-	h, err := parseHeader(raw)
-	if err != nil {
-		return Compaction{}, false
-	}
+	h, _ := headerOf(raw) // a stored line: checked when it was taken
 	var c Compaction
 	switch k := kindOf(h); {
 	case k.Typed && stringOf(h.Event) == EventCompaction:

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -48,9 +47,6 @@ const (
 	// before a turn edits it.
 )
 
-// EventKinds are the kinds above, in the order the README lists them.
-var EventKinds = []string{EventUsage, EventConfigChanged, EventRunCompleted, EventRunErrored, EventTurnEnd, EventFileSnapshot}
-
 // eventField is one field a kind's data may have, and its JSON type:
 // '"' a string, '{' an object, '0' a count (an integer >= 0), 'b' a
 // boolean.
@@ -72,7 +68,7 @@ var eventShapes = map[string][]eventField{
 		{"encoding", '"'}, {"size", '0'}, {"sha256", '"'}, {"mode", '0'}},
 }
 
-// CheckEvent checks the data of an event of kind: for one of EventKinds,
+// CheckEvent checks the data of an event of kind: for one of the kinds above,
 // an object whose fields have their types, with the ones a kind requires;
 // for any other kind, anything (its own rules, if any, are elsewhere).
 func CheckEvent(kind string, data []byte) error {
@@ -145,7 +141,7 @@ func typeName(typ byte) string {
 }
 
 // Event builds the event line of kind with data (nil: {}), which
-// CheckEvent accepts; kind is one of EventKinds or any other name a
+// CheckEvent accepts; kind is one of the kinds above or any other name a
 // harness keeps, the "data" kept compact as every stored line is.
 func Event(kind string, data []byte) ([]byte, error) {
 	if kind == "" || !utf8.ValidString(kind) || strings.TrimSpace(kind) != kind {
@@ -173,9 +169,6 @@ func eventLine(kind string, data []byte) []byte {
 	k, _ := json.Marshal(kind)
 	return fmt.Appendf(nil, `{"role":%q,"content":"","event":%s,"data":%s}`, EventRole, k, b.Bytes())
 }
-
-// KnownEvent reports whether kind is one of EventKinds.
-func KnownEvent(kind string) bool { return slices.Contains(EventKinds, kind) }
 
 // checkTyped is Prepare's check of a typed event line (Kind.Typed): its
 // data, by CheckEvent.

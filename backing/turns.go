@@ -237,11 +237,6 @@ func (e *Endings) Turn(k int) (Ending, bool) {
 	return Ending{}, false
 }
 
-// Finished is how each turn a later one followed ended: Finished()[k-1]
-// is turn k's. The slice is shared and only grows: callers only read it.
-// For an Endings given a branch from its first message.
-func (e *Endings) Finished() []Ending { return e.done[:len(e.done):len(e.done)] }
-
 // TurnEnding is how turn k of v ended: it reads the turn, the message
 // after it and, when the turn has no turn_end, the typed events before it
 // up to the branch's first turn_end: the turn's size, not the branch's.

@@ -1,7 +1,6 @@
 package backing
 
 import (
-	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
@@ -47,7 +46,7 @@ type usageFacts struct {
 func readUsage(line []byte) (f usageFacts) {
 	// EachMember trusts its input to be valid JSON; stored messages are,
 	// but UsageOf is for any caller.
-	if !json.Valid(line) {
+	if valid, _ := ScanJSON(line); !valid {
 		return f
 	}
 	var id, event string

@@ -374,7 +374,7 @@ func (m *migration) rewriteLog(src io.Reader, dst io.Writer, forks []int64) (map
 		}
 		if len(line) > 0 {
 			n := len(line)
-			if line[n-1] == '\n' && json.Valid(line[:n-1]) {
+			if valid, _ := backing.ScanJSON(line[:n-1]); line[n-1] == '\n' && valid {
 				// Clipped: a line given back as it is must not have its
 				// newline appended into the reader's buffer.
 				line = append(slices.Clip(m.o.Rewrite(line[:n-1])), '\n')

@@ -150,8 +150,7 @@ func SourceSeq(raw []byte) (int, bool) {
 func lastTS(lines [][]byte) time.Time {
 	var last time.Time
 	for _, l := range lines {
-		ts := backing.StringOf(backing.Members(l, "ts")[0])
-		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil && t.After(last) {
+		if t, ok := backing.MessageTime(l); ok && t.After(last) {
 			last = t
 		}
 	}

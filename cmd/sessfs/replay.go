@@ -100,7 +100,7 @@ func (r *replay) piece(m backing.Message, rm render.Message, first bool) []byte 
 	if r.jsonl {
 		return render.JSONL(rm)
 	}
-	if k, _, err := backing.Classify(m.Raw); err == nil && k.Event {
+	if backing.KindOf(m.Raw).Event { // a stored line: checked when it was taken
 		rm.Turn = 0 // the heading goes on the first message printed
 	} else if first {
 		rm.Turn = m.Turn
