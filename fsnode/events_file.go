@@ -24,6 +24,7 @@ type eventsFile struct {
 
 	mu  sync.Mutex // over what it keeps of the branch
 	key string     // the branch key the offsets are of
+	n   int        // the branch's length then
 	at  []int      // the events' positions, as of the last look
 	off []int64    // off[k] is where event k starts; off[len(at)] the size
 }
@@ -48,10 +49,14 @@ func (n *eventsFile) look() (backing.View, []int, []int64, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	at := v.EventsAt()
 	key := n.ref.key(v)
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if key == n.key && v.Len() == n.n && v.Events() == len(n.at) { // unchanged: a stat lists nothing
+		return v, n.at, n.off[: len(n.at)+1 : len(n.at)+1], nil
+	}
+	at := v.EventsAt()
+	n.n = v.Len()
 	if key != n.key || len(at) < len(n.at) { // another branch, or a repair
 		n.key, n.off = key, []int64{0}
 	}
