@@ -153,15 +153,7 @@ func (s *Segments) Typed() []int {
 // slice: a question asked for every turn costs the segments, not the
 // branch.
 func (s *Segments) TypedBefore(i int) int {
-	n := 0
-	for _, sp := range s.segs {
-		if i <= sp.first {
-			break
-		}
-		local := min(i-sp.first, sp.n)
-		n += sort.Search(len(sp.typed), func(k int) bool { return int(sp.typed[k]) >= local })
-	}
-	return n
+	return s.before(i, func(sp *span) []int32 { return sp.typed })
 }
 
 func (s *Segments) TypedAt(j int) int {
@@ -203,15 +195,21 @@ func (s *Segments) Visible() int { return s.n - s.Events() }
 
 // VisibleBefore is how many of the messages [0, i) are not events.
 func (s *Segments) VisibleBefore(i int) int {
-	ev := 0
-	for _, sp := range s.segs {
+	return i - s.before(i, func(sp *span) []int32 { return sp.events })
+}
+
+// before counts what of picks of each segment among the messages [0, i).
+func (s *Segments) before(i int, of func(*span) []int32) int {
+	n := 0
+	for k := range s.segs {
+		sp := &s.segs[k]
 		if i <= sp.first {
 			break
 		}
-		local := min(i-sp.first, sp.n)
-		ev += sort.Search(len(sp.events), func(k int) bool { return int(sp.events[k]) >= local })
+		local, at := min(i-sp.first, sp.n), of(sp)
+		n += sort.Search(len(at), func(j int) bool { return int(at[j]) >= local })
 	}
-	return i - ev
+	return n
 }
 
 // AfterVisible is the position just past the k-th visible message (k >= 1),

@@ -316,27 +316,9 @@ func TestSizesContextJoinsNextTurn(t *testing.T) {
 // each message a bounded number of times, not every typed event again
 // for each turn.
 func TestSizesReadEachTypedEventOnce(t *testing.T) {
-	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _, err := st.Create("s", backing.Meta{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const turns = 400
-	var msgs [][]byte
-	for i := range turns {
-		msgs = append(msgs,
-			fmt.Appendf(nil, `{"role":"user","content":"q%d"}`, i),
-			fmt.Appendf(nil, `{"role":"assistant","content":"a%d"}`, i),
-			[]byte(`{"role":"event","content":"","event":"usage","data":{"input_tokens":1}}`))
-	}
-	if err := s.AppendID("", msgs); err != nil {
-		t.Fatal(err)
-	}
+	s, msgs := usageTurns(t, 400, true)
 	reads := &atomic.Int64{}
-	cs := countingSession{s.(*filestore.Session), reads}
+	cs := countingSession{s, reads}
 	v, err := cs.ViewID("")
 	if err != nil {
 		t.Fatal(err)
@@ -368,4 +350,30 @@ func TestSizesReadEachTypedEventOnce(t *testing.T) {
 	if n := reads.Load(); n > int64(4*len(half)+len(msgs)) {
 		t.Errorf("the pieces of the second half read %d messages", n)
 	}
+}
+
+// usageTurns is a session of turns, each a prompt, an answer when answer,
+// and a usage event, none with a turn_end; and its lines.
+func usageTurns(t *testing.T, turns int, answer bool) (*filestore.Session, [][]byte) {
+	t.Helper()
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs [][]byte
+	for i := range turns {
+		msgs = append(msgs, fmt.Appendf(nil, `{"role":"user","content":"q%d"}`, i))
+		if answer {
+			msgs = append(msgs, fmt.Appendf(nil, `{"role":"assistant","content":"a%d"}`, i))
+		}
+		msgs = append(msgs, []byte(`{"role":"event","content":"","event":"usage","data":{"input_tokens":1}}`))
+	}
+	if err := s.AppendID("", msgs); err != nil {
+		t.Fatal(err)
+	}
+	return s.(*filestore.Session), msgs
 }

@@ -91,26 +91,10 @@ func rewriteLog(t *testing.T, s backing.Session, old, new string) {
 // turn_end shares what telling how its turn ended read of them: each is
 // read a bounded number of times, not once for every turn after it.
 func TestTurnInfoSharesEndings(t *testing.T) {
-	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _, err := st.Create("s", backing.Meta{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const turns = 300
-	var msgs [][]byte
-	for i := range turns {
-		msgs = append(msgs,
-			fmt.Appendf(nil, `{"role":"user","content":"q%d"}`, i),
-			[]byte(`{"role":"event","content":"","event":"usage","data":{"input_tokens":1}}`))
-	}
-	if err := s.AppendID("", msgs); err != nil {
-		t.Fatal(err)
-	}
+	s, msgs := usageTurns(t, turns, false)
 	reads := &atomic.Int64{}
-	ref := branchRef{s: countingSession{s.(*filestore.Session), reads}}
+	ref := branchRef{s: countingSession{s, reads}}
 	ends := &branchEnds{}
 	for k := 1; k <= turns; k++ {
 		info := &turnInfo{ref: ref, turn: k, clock: &turnClock{}, ends: ends}
