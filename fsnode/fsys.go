@@ -58,6 +58,7 @@ type FS struct {
 	mu           sync.Mutex
 	sizes        map[sizeKey]*sizeCache
 	sizeEntries  int                                   // the offsets all of sizes hold: see usedSizes
+	sizeBound    int                                   // how many they may hold: maxSizeEntries
 	sizeTick     uint64                                // counts uses of sizes, for their order of use
 	live         map[string]map[*renderedFile]struct{} // by branch key: see live.go
 	liveSessions map[string]int                        // by session id: how many renderings it has in live
@@ -88,7 +89,7 @@ func New(st backing.Store, opts Options) *Root {
 // (see FS.space).
 func newFS(st backing.Store, opts Options, space string, b *budget) *FS {
 	return &FS{st: st, opts: opts, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()), space: space, budget: b,
-		sizes: map[sizeKey]*sizeCache{}, live: map[string]map[*renderedFile]struct{}{}, liveSessions: map[string]int{}, opened: map[string]int{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
+		sizes: map[sizeKey]*sizeCache{}, sizeBound: maxSizeEntries, live: map[string]map[*renderedFile]struct{}{}, liveSessions: map[string]int{}, opened: map[string]int{}, scratch: map[string]*scratchSet{}, reported: map[string]bool{}}
 }
 
 // Timeouts. The mount's defaults are zero, no caching, and each node says

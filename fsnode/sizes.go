@@ -129,9 +129,9 @@ func (f *FS) dropSizes(k sizeKey) {
 	}
 }
 
-// maxSizeEntries bounds the offsets the size caches hold in all: 8 bytes
-// each, 32 MiB. A variable for the tests.
-var maxSizeEntries = 4 << 20
+// maxSizeEntries bounds the offsets the size caches of a mount hold in
+// all: 8 bytes each, 32 MiB. A test sets another in its FS's sizeBound.
+const maxSizeEntries = 4 << 20
 
 // usedSizes counts a use of c, which holds n offsets now, and empties the
 // least recently used caches if all of them hold more than
@@ -152,7 +152,7 @@ func (f *FS) usedSizes(c *sizeCache, n int) {
 	}
 	f.sizeEntries += n - c.counted
 	c.counted = n
-	if f.sizeEntries <= maxSizeEntries {
+	if f.sizeEntries <= f.sizeBound {
 		return
 	}
 	all := make([]*sizeCache, 0, len(f.sizes))
@@ -163,7 +163,7 @@ func (f *FS) usedSizes(c *sizeCache, n int) {
 	}
 	slices.SortFunc(all, func(a, b *sizeCache) int { return cmp.Compare(a.used, b.used) })
 	for _, o := range all {
-		if f.sizeEntries <= maxSizeEntries*3/4 { // a sweep now and then, not at every use
+		if f.sizeEntries <= f.sizeBound*3/4 { // a sweep now and then, not at every use
 			return
 		}
 		// Never wait under f.mu: one that is reading is next to use.

@@ -18,18 +18,17 @@ func endingBefore(ends *backing.Endings, m backing.Message) backing.Ending {
 }
 
 // The size caches the kernel's nodes hold are bounded in all: past
-// maxSizeEntries offsets the least recently used are emptied (the one in
+// their bound (maxSizeEntries) the least recently used are emptied (the one in
 // use never), and an emptied one gives the same sizes and bytes when used
 // again.
 func TestSizeCachesBounded(t *testing.T) {
-	defer func(was int) { maxSizeEntries = was }(maxSizeEntries)
-	maxSizeEntries = 100
 	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := New(st, Options{})
 	fsys := root.fsys
+	fsys.sizeBound = 100 // before any use: 8 sessions of 44 offsets exceed it
 	read := func(n *renderedFile) []byte {
 		t.Helper()
 		sp, err := n.span(true)
@@ -61,8 +60,8 @@ func TestSizeCachesBounded(t *testing.T) {
 			counted += c.counted
 		}
 		fsys.mu.Unlock()
-		if entries != counted || entries > maxSizeEntries+44 {
-			t.Errorf("after %d sessions: %d offsets held (caches count %d), bound %d", k+1, entries, counted, maxSizeEntries)
+		if entries != counted || entries > fsys.sizeBound+44 {
+			t.Errorf("after %d sessions: %d offsets held (caches count %d), bound %d", k+1, entries, counted, fsys.sizeBound)
 		}
 	}
 	fsys.mu.Lock()
