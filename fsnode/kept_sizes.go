@@ -224,8 +224,11 @@ func KeepSizes(s backing.Session) error {
 		if err != nil {
 			return err
 		}
+		memo := newPieceMemo()
 		for _, ft := range keptFormats {
-			if _, err := newSizeCache(sizeKey{}).offsets(nil, s, v, ft); err != nil {
+			c := newSizeCache(sizeKey{})
+			c.memo = memo
+			if _, err := c.offsets(nil, s, v, ft); err != nil {
 				return err
 			}
 		}
@@ -234,4 +237,4 @@ func KeepSizes(s backing.Session) error {
 }
 
 // keptFormats are the formats whose piece sizes a store keeps.
-var keptFormats = []format{formatMarkdown, formatHTML, formatJSON, formatRedacted}
+var keptFormats = [...]format{formatMarkdown, formatHTML, formatJSON, formatRedacted}

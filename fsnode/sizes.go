@@ -25,17 +25,26 @@ const (
 // render is message m's piece; prev is how the turn before m's ended
 // (noteEnding), for its note when it starts a turn.
 func (f format) render(m backing.Message, prev backing.Ending) []byte {
-	rm := PieceMessage(m, prev)
+	return f.renderPiece(PieceMessage(m, prev), m.Index == 0, nil)
+}
+
+// renderPiece is f's piece of rm, first whether rm is the view's first
+// message; md is rm's Markdown piece when it is already rendered (nil
+// otherwise), which the redacted one is made of.
+func (f format) renderPiece(rm render.Message, first bool, md []byte) []byte {
 	switch f {
 	case formatJSONL:
 		return render.JSONL(rm)
 	case formatHTML:
 		return render.HTML(rm)
 	case formatJSON:
-		return render.JSONMember(rm, m.Index == 0)
+		return render.JSONMember(rm, first)
 	case formatRedacted:
+		if md == nil {
+			md = render.Markdown(rm)
+		}
 		// Piece by piece: a secret never spans two messages' pieces.
-		return render.Redact(render.Markdown(rm))
+		return render.Redact(md)
 	}
 	return render.Markdown(rm)
 }
@@ -91,6 +100,7 @@ type sizeCache struct {
 	off     []int64
 	settled int        // pieces [0, settled) are final
 	kept    *keptSizes // what the store keeps, once looked up; nil before
+	memo    *pieceMemo // shared with the caches of v's other formats (KeepSizes); nil in a mount
 
 	endsMu   sync.Mutex
 	ends     map[int]backing.Ending // turn endings read for notes (noteEnding)
@@ -228,23 +238,19 @@ func (c *sizeCache) offsets(f *FS, s backing.Session, v backing.View, ft format)
 			pending = -1 // kept sizes are final ones
 			continue
 		}
-		msgs, err := v.Read(have, c.kept.stop(have, min(n, have+batch)))
+		facts, err := c.pieceFacts(v, have, c.kept.stop(have, min(n, have+batch)), own, ft)
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range msgs {
-			piece, err := c.piece(v, m, ft)
-			if err != nil {
-				return nil, err
-			}
-			c.off = append(c.off, c.off[len(c.off)-1]+int64(len(piece)))
-			if m.Index < own {
+		for i, p := range facts {
+			c.off = append(c.off, c.off[len(c.off)-1]+int64(p.size))
+			if have+i < own {
 				continue // an ancestor's: final in this view, whatever follows
 			}
-			switch k := backing.KindOf(m.Raw); {
+			switch k := p.kind; {
 			case k.Context:
 				if pending < 0 {
-					pending = m.Index
+					pending = have + i
 				}
 			case !k.Event:
 				pending = -1
@@ -258,17 +264,59 @@ func (c *sizeCache) offsets(f *FS, s backing.Session, v backing.View, ft format)
 	return c.off[: n+1 : n+1], nil
 }
 
+// pieceFact is what offsets needs of one message's piece: its size, and
+// the message's kind (only for the branch's own messages: own).
+type pieceFact struct {
+	size int
+	kind backing.Kind
+}
+
+// pieceFacts are the facts of the pieces of v's messages [from, to) in
+// format ft, rendered, or found in c.memo when an earlier format's pass
+// rendered them.
+func (c *sizeCache) pieceFacts(v backing.View, from, to, own int, ft format) ([]pieceFact, error) {
+	if facts := c.memo.facts(from, to, ft); facts != nil {
+		return facts, nil
+	}
+	msgs, err := v.Read(from, to)
+	if err != nil {
+		return nil, err
+	}
+	facts := make([]pieceFact, len(msgs))
+	for i, m := range msgs {
+		prev, err := c.prevEnding(v, m)
+		if err != nil {
+			return nil, err
+		}
+		if m.Index >= own {
+			facts[i].kind = backing.KindOf(m.Raw)
+		}
+		if c.memo != nil {
+			facts[i].size = c.memo.add(m, prev, facts[i].kind, ft)
+		} else {
+			facts[i].size = len(ft.render(m, prev))
+		}
+	}
+	return facts, nil
+}
+
 // piece is message m's piece of v in format ft, with the note on how the
 // turn before it ended when it starts a turn.
 func (c *sizeCache) piece(v backing.View, m backing.Message, ft format) ([]byte, error) {
-	var prev backing.Ending
-	if m.TurnStart && m.Turn >= 2 {
-		var err error
-		if prev, err = c.ending(v, m.Turn-1); err != nil {
-			return nil, err
-		}
+	prev, err := c.prevEnding(v, m)
+	if err != nil {
+		return nil, err
 	}
 	return ft.render(m, prev), nil
+}
+
+// prevEnding is how the turn before m's ended when m starts a turn (for
+// its note), else the zero Ending.
+func (c *sizeCache) prevEnding(v backing.View, m backing.Message) (backing.Ending, error) {
+	if m.TurnStart && m.Turn >= 2 {
+		return c.ending(v, m.Turn-1)
+	}
+	return backing.Ending{}, nil
 }
 
 // ending is how turn k of v ended, for the note of turn k+1's first piece

@@ -200,6 +200,53 @@ func conversation(n int) [][]byte {
 	return msgs
 }
 
+// KeepSizes reads the messages once for all the formats it keeps (the
+// first format's pass renders them all: pieceMemo), as much as working
+// out one format's sizes reads, not once a format, and keeps the sizes a
+// rendering gives.
+func TestKeepSizesReadsOnceForAllFormats(t *testing.T) {
+	st, err := filestore.Open(t.TempDir(), filestore.Options{Sync: filestore.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ss [2]*filestore.Session
+	for i := range ss {
+		bs, _, err := st.Create(fmt.Sprint("s", i), backing.Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss[i] = bs.(*filestore.Session)
+		if err := ss[i].AppendID("", conversation(40)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reads := new(atomic.Int64)
+	cv, _ := countingSession{ss[0], reads}.ViewID("")
+	if _, err := newSizeCache(sizeKey{}).offsets(nil, ss[0], cv, formatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	one := reads.Load()
+	reads.Store(0)
+	if err := KeepSizes(countingSession{ss[1], reads}); err != nil {
+		t.Fatal(err)
+	}
+	if r := reads.Load(); r != one {
+		t.Errorf("KeepSizes read %d messages for %d formats; one format's sizes read %d", r, len(keptFormats), one)
+	}
+	v, _ := ss[1].ViewID("")
+	for _, f := range keptFormats {
+		reads.Store(0)
+		cv, _ := countingSession{ss[1], reads}.ViewID("")
+		off, err := newSizeCache(sizeKey{}).offsets(nil, ss[1], cv, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := allPieces(t, v, f); off[len(off)-1] != int64(len(want)) || reads.Load() != 0 {
+			t.Errorf("format %s: kept size %d after %d reads, the rendering's %d", f.keptName(), off[len(off)-1], reads.Load(), len(want))
+		}
+	}
+}
+
 // A fresh mount over a store that keeps piece sizes knows a rendering's
 // size without reading a message, and serves the same bytes as one that
 // renders every message; on a fork too, whose inherited part is its
