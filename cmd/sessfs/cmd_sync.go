@@ -33,7 +33,8 @@ func runSync(args []string) int {
 			"\"replaced_by\" naming the new one. Nothing stored is ever removed.\n"+
 			"Prints a line for each session stored or found gone, and each error with the\n"+
 			"file it concerns; one bad file never stops the others. A file of the size and\n"+
-			"time recorded when it was stored is not read again.\n"+
+			"time recorded when it was stored is not read again. As import does, it has the\n"+
+			"store keep the sizes of each stored session's transcripts (index/sizes/).\n"+
 			"With --watch, keeps following the folders (inotify) until interrupted,\n"+
 			"catching up first on what changed while it was not running: a line the agent\n"+
 			"writes is in the store, and in a mount of it, within a second.\n"+
@@ -80,6 +81,7 @@ func runSync(args []string) int {
 		return c.fail(err)
 	}
 	failed := 0
+	sizes := startKeepingSizes(st, c.warn)
 	syncer := importer.NewSyncer(importer.New(st, importer.Options{Sync: true}), folders, awaited, func(r importer.Result) {
 		if line := syncLine(r); r.Err != nil {
 			c.warn(errors.New(line))
@@ -87,9 +89,13 @@ func runSync(args []string) int {
 		} else {
 			fmt.Println(line)
 		}
+		if r.Stored {
+			sizes.add(r.Name)
+		}
 	})
 	if !*watch {
 		counts, err := syncer.Scan()
+		sizes.wait()
 		if err != nil {
 			return c.fail(err)
 		}
@@ -116,6 +122,7 @@ func runSync(args []string) int {
 		}
 		first = false
 	})
+	sizes.abandon()
 	if err != nil {
 		return c.fail(err)
 	}

@@ -2,24 +2,38 @@ package main
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/fsnode"
 )
 
 // sizeKeeper has the store keep the piece sizes of the sessions an import
-// stored (fsnode.KeepSizes), on a goroutine of its own, so that rendering
-// them overlaps the import's reading and writing of the next ones.
+// or a sync stored (fsnode.KeepSizes), on a goroutine of its own, so that
+// rendering them overlaps the reading and writing of the next ones. A
+// session added again before its turn comes is done once: sync --watch
+// stores a growing session at every line the agent writes.
 type sizeKeeper struct {
 	names chan string
 	done  chan struct{}
+
+	mu      sync.Mutex
+	queued  map[string]bool
+	dropped bool // abandon: what is queued is left to a mount
 }
 
 func startKeepingSizes(st backing.Store, warn func(error)) *sizeKeeper {
-	k := &sizeKeeper{names: make(chan string, 256), done: make(chan struct{})}
+	k := &sizeKeeper{names: make(chan string, 256), done: make(chan struct{}), queued: map[string]bool{}}
 	go func() {
 		defer close(k.done)
 		for name := range k.names {
+			k.mu.Lock()
+			delete(k.queued, name)
+			dropped := k.dropped
+			k.mu.Unlock()
+			if dropped {
+				continue
+			}
 			s, err := st.Session(name)
 			if err == nil {
 				err = fsnode.KeepSizes(s)
@@ -32,11 +46,30 @@ func startKeepingSizes(st backing.Store, warn func(error)) *sizeKeeper {
 	return k
 }
 
-// add has the sizes of session name kept.
-func (k *sizeKeeper) add(name string) { k.names <- name }
+// add has the sizes of session name kept, unless it is already waiting
+// for its turn.
+func (k *sizeKeeper) add(name string) {
+	k.mu.Lock()
+	queued := k.queued[name]
+	k.queued[name] = true
+	k.mu.Unlock()
+	if !queued {
+		k.names <- name
+	}
+}
 
 // wait returns when every session added has its sizes kept.
 func (k *sizeKeeper) wait() {
 	close(k.names)
 	<-k.done
+}
+
+// abandon returns once the session being done is, leaving the ones still
+// queued: an interrupted sync --watch exits at once. Their sizes are
+// derived: a mount works them out (and keeps them) when asked.
+func (k *sizeKeeper) abandon() {
+	k.mu.Lock()
+	k.dropped = true
+	k.mu.Unlock()
+	k.wait()
 }

@@ -67,6 +67,19 @@ func TestSyncCommand(t *testing.T) {
 			t.Errorf("line %q: want <name>: new, from <file>", l)
 		}
 	}
+	// Each session stored has its transcripts' sizes kept, as import
+	// leaves them, so that a mount's first stat of it is a lookup.
+	ids, _ := filepath.Glob(filepath.Join(s.dir, "sessions", "*"))
+	for _, id := range ids {
+		for _, f := range []string{"md", "html", "json", "redacted.md"} {
+			if kept, _ := filepath.Glob(filepath.Join(s.dir, "index", "sizes", filepath.Base(id), "*."+f)); len(kept) == 0 {
+				t.Errorf("session %s: no kept sizes of its %s pieces after sync", filepath.Base(id), f)
+			}
+		}
+	}
+	if len(ids) != len(lines) {
+		t.Errorf("%d sessions in the store, %d lines printed", len(ids), len(lines))
+	}
 	if r := s.run("sync"); r.stdout != "" || !strings.Contains(r.stderr, "0 stored, "+strconv.Itoa(len(lines))+" unchanged") {
 		t.Errorf("second sync: %v", r)
 	}
