@@ -115,12 +115,21 @@ func replaceAt(dir int, dirPath, name string, mode os.FileMode, write func(io.Wr
 // createExclusive writes a new file of the store that must not exist yet,
 // durably.
 func createExclusive(path string, data []byte) error {
+	if err := writeNew(path, data, true); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// writeNew writes a new file of the store that must not exist yet, its
+// data fsynced when sync is set (its name is not: see createExclusive).
+func writeNew(path string, data []byte, sync bool) error {
 	f, err := openFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -128,9 +137,8 @@ func createExclusive(path string, data []byte) error {
 	}
 	if err != nil {
 		remove(path) // a refused write leaves no empty or partial file
-		return err
 	}
-	return syncDir(filepath.Dir(path))
+	return err
 }
 
 func isTemp(name string) bool { return strings.HasPrefix(name, tmpPrefix) }

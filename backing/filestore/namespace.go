@@ -192,9 +192,14 @@ func (st *Store) linkNew(id, name string) error {
 }
 
 // makeSession writes a new session's folder at dir: its lock, meta.json
-// and the default branch.
+// and the default branch. No one sees dir before the caller renames it
+// into place, so each file is written as it is, and all are made durable
+// at the end, before that rename: the data of the two that have any,
+// then the three folders' entries (5 fsyncs, where writing each file
+// durably took 8, a third of the cost of importing a short session).
 func makeSession(dir string, m backing.Meta, main backing.Branch) error {
-	for _, d := range []string{dir, filepath.Join(dir, "branches"), filepath.Join(dir, "logs")} {
+	branches, logs := filepath.Join(dir, "branches"), filepath.Join(dir, "logs")
+	for _, d := range []string{dir, branches, logs} {
 		if err := mkdir(d, dirMode); err != nil {
 			return err
 		}
@@ -203,13 +208,26 @@ func makeSession(dir string, m backing.Meta, main backing.Branch) error {
 	if err != nil {
 		return err
 	}
-	if err := createExclusive(filepath.Join(dir, "lock"), nil); err != nil {
-		return err
+	meta, branch := filepath.Join(dir, "meta.json"), filepath.Join(branches, main.ID+".json")
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{
+		{filepath.Join(dir, "lock"), nil},
+		{meta, data},
+		{filepath.Join(logs, main.ID+".jsonl"), nil},
+		{branch, encodeBranch(main)},
+	} {
+		if err := writeNew(f.path, f.data, len(f.data) > 0); err != nil {
+			return err
+		}
 	}
-	if err := createExclusive(filepath.Join(dir, "meta.json"), data); err != nil {
-		return err
+	for _, d := range []string{logs, branches, dir} {
+		if err := syncDir(d); err != nil {
+			return err
+		}
 	}
-	return writeBranchFiles(dir, main)
+	return nil
 }
 
 // changeNames makes a change to the namespace (step: links made, moved or
