@@ -13,7 +13,7 @@ import (
 
 // realData is the real sessions written by the agents, kept beside the
 // repository; it skips the test where they are absent.
-func realData(t *testing.T) []string {
+func realData(t testing.TB) []string {
 	t.Helper()
 	files, err := realdata.Files()
 	if err != nil || len(files) == 0 {

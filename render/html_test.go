@@ -719,7 +719,7 @@ func visibleWords(s string) map[string]bool {
 
 var htmlTag = regexp.MustCompile(`<[^>]*>`)
 
-func htmlReadLines(t *testing.T, name string) [][]byte {
+func htmlReadLines(t testing.TB, name string) [][]byte {
 	t.Helper()
 	f, err := os.Open(name)
 	if err != nil {
