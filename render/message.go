@@ -98,7 +98,10 @@ func asArray(v json.RawMessage) ([]json.RawMessage, bool) {
 	if kind(v) != '[' {
 		return nil, false
 	}
-	var a []json.RawMessage
+	if a, ok := scanArray(v); ok {
+		return a, true
+	}
+	var a []json.RawMessage // scanArray refuses only what this refuses too
 	if err := json.Unmarshal(v, &a); err != nil {
 		return nil, false
 	}

@@ -56,6 +56,40 @@ func scanObject(raw []byte) (object, bool) {
 	}
 }
 
+// scanArray splits a JSON array into its elements as scanObject splits an
+// object: it accepts exactly what json.Unmarshal into a []json.RawMessage
+// accepts (FuzzScanArray), and reports false for anything else.
+func scanArray(raw []byte) ([]json.RawMessage, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return nil, false
+	}
+	a := []json.RawMessage{}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return a, skipSpace(raw, i+1) == len(raw)
+	}
+	for {
+		ve, ok := skipValue(raw, i, 1)
+		if !ok {
+			return nil, false
+		}
+		a = append(a, json.RawMessage(raw[i:ve:ve]))
+		i = skipSpace(raw, ve)
+		if i >= len(raw) {
+			return nil, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case ']':
+			return a, skipSpace(raw, i+1) == len(raw)
+		default:
+			return nil, false
+		}
+	}
+}
+
 // maxDepth is encoding/json's nesting limit.
 const maxDepth = 10000
 

@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 	"testing"
 )
 
@@ -27,6 +28,29 @@ func FuzzScanObject(f *testing.F) {
 		}
 		if ok && !maps.EqualFunc(got, want, func(a, b json.RawMessage) bool { return string(a) == string(b) }) {
 			t.Fatalf("scanObject(%q) = %q, json.Unmarshal = %q", raw, got, want)
+		}
+	})
+}
+
+// scanArray must agree with json.Unmarshal into a []json.RawMessage as
+// scanObject does with a map.
+func FuzzScanArray(f *testing.F) {
+	for _, s := range []string{
+		`[]`, ` [ ] `, `[1]`, `[1,"a",{"b":[2]},null,true,false]`, `[1,]`, `[,1]`, `[1 2]`, `[1]x`,
+		`{"a":1}`, `["\q"]`, "[\"\x01\"]", `[01]`, `[-0.5e+10]`, `[[[]]]`, `[tru]`, "[\"\xff\"]", ` [ 1 , 2 ] `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, ok := scanArray(raw)
+		var want []json.RawMessage
+		err := json.Unmarshal(raw, &want)
+		wantOK := err == nil && want != nil
+		if ok != wantOK {
+			t.Fatalf("scanArray(%q) ok=%v, json.Unmarshal ok=%v (%v)", raw, ok, wantOK, err)
+		}
+		if ok && !slices.EqualFunc(got, want, func(a, b json.RawMessage) bool { return string(a) == string(b) }) {
+			t.Fatalf("scanArray(%q) = %q, json.Unmarshal = %q", raw, got, want)
 		}
 	})
 }
