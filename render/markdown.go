@@ -37,7 +37,7 @@ func Markdown(m Message) []byte {
 		case k == "compaction":
 			b.WriteString(markdownCompaction(o))
 		case k != "":
-			b.WriteString(markdownContext(k, contentSize(o["content"])))
+			b.WriteString(markdownContext(k, contentSize(o.get("content"))))
 		default:
 			if !o.isTrue("continues") {
 				b.WriteString(label(o))
@@ -95,7 +95,7 @@ func markdownContext(kind string, size int) string {
 // collapsed below.
 func markdownCompaction(o object) string {
 	l := "**compaction**" + tsSuffix(o)
-	summary := "summary, " + sizeText(contentSize(o["content"]))
+	summary := "summary, " + sizeText(contentSize(o.get("content")))
 	return "---\n\n" + l + "\n\n" + details(summary, body(o, markdownStyle{}))
 }
 
@@ -128,7 +128,7 @@ func roleName(o object) string {
 	case "tool":
 		return "tool result"
 	case "user":
-		if onlyResults(o["content"]) {
+		if onlyResults(o.get("content")) {
 			return "tool result"
 		}
 		return "user"

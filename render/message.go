@@ -21,7 +21,29 @@ type Message struct {
 
 // object is a JSON object whose values are kept raw: fields are decoded only
 // when needed, and values such as a tool's input can be shown byte for byte.
-type object map[string]json.RawMessage
+// Its members are a slice in the order written, not a map: the objects of
+// a message have a few members each, and building a map of each cost more
+// than every look-up in it.
+type object []member
+
+// member is a member of an object: its name decoded (a slice of the
+// message itself when the name has no escapes, as it nearly always has
+// not), its value raw.
+type member struct {
+	key []byte
+	val json.RawMessage
+}
+
+// get returns the value of the member key, or nil when there is none; of
+// the last such member when there are several, as json.Unmarshal keeps.
+func (o object) get(key string) json.RawMessage {
+	for i := len(o) - 1; i >= 0; i-- {
+		if string(o[i].key) == key {
+			return o[i].val
+		}
+	}
+	return nil
+}
 
 // parseObject decodes raw as a JSON object. It reports false for anything
 // else, including valid JSON that is not an object (null, arrays, numbers).
@@ -32,9 +54,13 @@ func parseObject(raw []byte) (object, bool) {
 	if o, ok := scanObject(raw); ok {
 		return o, true
 	}
-	var o object // scanObject refuses only what this refuses too
-	if err := json.Unmarshal(raw, &o); err != nil || o == nil {
+	var m map[string]json.RawMessage // scanObject refuses only what this refuses too
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return nil, false
+	}
+	o := make(object, 0, len(m))
+	for k, v := range m {
+		o = append(o, member{[]byte(k), v})
 	}
 	return o, true
 }
@@ -52,7 +78,7 @@ func kind(v []byte) byte {
 
 // str returns the field key when it is a JSON string.
 func (o object) str(key string) (string, bool) {
-	return asString(o[key])
+	return asString(o.get(key))
 }
 
 // asString decodes v when it is a JSON string.
@@ -74,23 +100,29 @@ func asString(v json.RawMessage) (string, bool) {
 // a transcript renders, without the cost of json.Unmarshal. It reports
 // false for anything it does not decode the same way Unmarshal would.
 func plainString(v []byte) (string, bool) {
+	in, ok := plainBytes(v)
+	return string(in), ok
+}
+
+// plainBytes is plainString's text, still in v's bytes.
+func plainBytes(v []byte) ([]byte, bool) {
 	v = v[skipSpace(v, 0):]
 	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t' || v[len(v)-1] == '\r' || v[len(v)-1] == '\n') {
 		v = v[:len(v)-1]
 	}
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", false
+		return nil, false
 	}
 	in := v[1 : len(v)-1]
 	for _, c := range in {
 		if c < 0x20 || c == '"' || c == '\\' {
-			return "", false
+			return nil, false
 		}
 	}
 	if !utf8.Valid(in) { // Unmarshal would put U+FFFD in
-		return "", false
+		return nil, false
 	}
-	return string(in), true
+	return in, true
 }
 
 // asArray decodes v when it is a JSON array, keeping its elements raw.
@@ -111,13 +143,13 @@ func asArray(v json.RawMessage) ([]json.RawMessage, bool) {
 // isString reports whether the field key is the JSON string s, spelled
 // without escapes; it decodes nothing, so it costs no allocation.
 func (o object) isString(key, s string) bool {
-	v := bytes.TrimSpace(o[key])
+	v := bytes.TrimSpace(o.get(key))
 	return len(v) == len(s)+2 && v[0] == '"' && v[len(v)-1] == '"' && string(v[1:len(v)-1]) == s
 }
 
 // isTrue reports whether the field key is the JSON literal true.
 func (o object) isTrue(key string) bool {
-	return string(bytes.TrimSpace(o[key])) == "true"
+	return string(bytes.TrimSpace(o.get(key))) == "true"
 }
 
 // blockType returns the "type" of a content block, or "" when v is not an

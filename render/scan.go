@@ -14,7 +14,7 @@ func scanObject(raw []byte) (object, bool) {
 	if i >= len(raw) || raw[i] != '{' {
 		return nil, false
 	}
-	o := object{}
+	o := make(object, 0, 8)
 	i = skipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
 		return o, skipSpace(raw, i+1) == len(raw)
@@ -25,11 +25,13 @@ func scanObject(raw []byte) (object, bool) {
 		if !ok {
 			return nil, false
 		}
-		key, ok := plainString(raw[ks:ke])
+		key, ok := plainBytes(raw[ks:ke])
 		if !ok {
-			if json.Unmarshal(raw[ks:ke], &key) != nil {
+			var s string
+			if json.Unmarshal(raw[ks:ke], &s) != nil {
 				return nil, false
 			}
+			key = []byte(s)
 		}
 		i = skipSpace(raw, ke)
 		if i >= len(raw) || raw[i] != ':' {
@@ -40,7 +42,7 @@ func scanObject(raw []byte) (object, bool) {
 		if !ok {
 			return nil, false
 		}
-		o[key] = json.RawMessage(raw[vs:ve:ve])
+		o = append(o, member{key, json.RawMessage(raw[vs:ve:ve])})
 		i = skipSpace(raw, ve)
 		if i >= len(raw) {
 			return nil, false

@@ -19,12 +19,21 @@ func FuzzScanObject(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		got, ok := scanObject(raw)
-		var want object
+		o, ok := scanObject(raw)
+		var want map[string]json.RawMessage
 		err := json.Unmarshal(raw, &want)
 		wantOK := err == nil && want != nil
 		if ok != wantOK {
 			t.Fatalf("scanObject(%q) ok=%v, json.Unmarshal ok=%v (%v)", raw, ok, wantOK, err)
+		}
+		got := map[string]json.RawMessage{}
+		for _, m := range o {
+			got[string(m.key)] = m.val
+		}
+		for k, v := range want { // o.get agrees with the map
+			if ok && string(o.get(k)) != string(v) {
+				t.Fatalf("scanObject(%q).get(%q) = %q, json.Unmarshal has %q", raw, k, o.get(k), v)
+			}
 		}
 		if ok && !maps.EqualFunc(got, want, func(a, b json.RawMessage) bool { return string(a) == string(b) }) {
 			t.Fatalf("scanObject(%q) = %q, json.Unmarshal = %q", raw, got, want)
