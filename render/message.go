@@ -114,10 +114,8 @@ func plainBytes(v []byte) ([]byte, bool) {
 		return nil, false
 	}
 	in := v[1 : len(v)-1]
-	for _, c := range in {
-		if c < 0x20 || c == '"' || c == '\\' {
-			return nil, false
-		}
+	if plainRun(in, 0) != len(in) {
+		return nil, false
 	}
 	if !utf8.Valid(in) { // Unmarshal would put U+FFFD in
 		return nil, false

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/binary"
 	"encoding/json"
 )
 
@@ -182,13 +183,15 @@ func skipString(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false
 	}
-	for i++; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1, true
-		case c < 0x20:
+	for i++; ; i++ {
+		i = plainRun(b, i)
+		if i >= len(b) {
 			return 0, false
-		case c == '\\':
+		}
+		switch b[i] {
+		case '"':
+			return i + 1, true
+		case '\\':
 			i++
 			if i >= len(b) {
 				return 0, false
@@ -208,9 +211,35 @@ func skipString(b []byte, i int) (int, bool) {
 			default:
 				return 0, false
 			}
+		default: // a control character
+			return 0, false
 		}
 	}
-	return 0, false
+}
+
+// plainRun returns where the run of bytes from b[i] that a JSON string
+// holds as they are ends: at the first quote, backslash or control
+// character, or at len(b). Most of a message is long runs, so it goes
+// eight bytes at a time.
+func plainRun(b []byte, i int) int {
+	for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
+		i += 8
+	}
+	for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+		i++
+	}
+	return i
+}
+
+// plain8 says whether none of the eight bytes of x is a quote, a
+// backslash or below 0x20 (the bit tricks of "Bit Twiddling Hacks": a
+// byte is zero, or less than n, where its high bit survives), as
+// backing's scanner does.
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	less20 := (x - 0x20*ones) & ^x & highs
+	return less20|zero(x^('"'*ones))|zero(x^('\\'*ones)) == 0
 }
 
 func isHex(c byte) bool {

@@ -14,7 +14,7 @@ func FuzzScanObject(f *testing.F) {
 	for _, s := range []string{
 		`{}`, ` { } `, `{"a":1}`, `{"a":"b","a":"c"}`, `{"k\u0041":[1,{"x":null}],"t":true,"f":false}`,
 		`{"n":-0.5e+10}`, `{"n":01}`, `{"n":1.}`, `{"s":"\q"}`, "{\"s\":\"\x01\"}", `{"a":1,}`, `{"a" 1}`,
-		`{"a":1}x`, `[1]`, `{"s":"\ud83d\ude00 é"}`, "{\"s\":\"\xff\"}", `{"a":{"b":[[]]}}`, `{"a":tru}`,
+		`{"a":1}x`, `[1]`, `{"s":"\ud83d\ude00 é"}`, `{"long":"abcdefghijklmnopq\"rstuvwxyz\\0123456789"}`, "{\"long\":\"abcdefghijklmnopq\x1frstuvwx\"}", "{\"s\":\"\xff\"}", `{"a":{"b":[[]]}}`, `{"a":tru}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -62,4 +62,25 @@ func FuzzScanArray(f *testing.F) {
 			t.Fatalf("scanArray(%q) = %q, json.Unmarshal = %q", raw, got, want)
 		}
 	})
+}
+
+// plainRun must stop at the first byte a JSON string cannot hold as it
+// is, wherever it is in the eight bytes it reads at a time: every byte
+// value at every position of a run.
+func TestPlainRun(t *testing.T) {
+	for c := range 256 {
+		for at := range 20 {
+			b := []byte("abcdefghijklmnopqrstuvwxyz")
+			b[at] = byte(c)
+			want := len(b)
+			if c < 0x20 || c == '"' || c == '\\' {
+				want = at
+			}
+			for from := range at + 1 {
+				if got := plainRun(b, from); got != want {
+					t.Fatalf("plainRun(%q, %d) = %d, want %d", b, from, got, want)
+				}
+			}
+		}
+	}
 }
