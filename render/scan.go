@@ -39,7 +39,7 @@ func scanObject(raw []byte) (object, bool) {
 			return nil, false
 		}
 		vs := skipSpace(raw, i+1)
-		ve, ok := skipValue(raw, vs, 1)
+		ve, ok := skipValue(raw, vs, 2) // inside the object: one level down
 		if !ok {
 			return nil, false
 		}
@@ -73,7 +73,7 @@ func scanArray(raw []byte) ([]json.RawMessage, bool) {
 		return a, skipSpace(raw, i+1) == len(raw)
 	}
 	for {
-		ve, ok := skipValue(raw, i, 1)
+		ve, ok := skipValue(raw, i, 2) // inside the array: one level down
 		if !ok {
 			return nil, false
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -81,6 +82,23 @@ func TestPlainRun(t *testing.T) {
 					t.Fatalf("plainRun(%q, %d) = %d, want %d", b, from, got, want)
 				}
 			}
+		}
+	}
+}
+
+// At encoding/json's nesting limit, the scanner accepts what it accepts,
+// one level deeper too: a fuzzer does not reach 10,000 levels.
+func TestScanDepth(t *testing.T) {
+	for _, n := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
+		arr := []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
+		obj := []byte(`{"a":` + string(arr[1:len(arr)-1]) + `}`) // n deep too
+		var a []json.RawMessage
+		var o map[string]json.RawMessage
+		if _, ok := scanArray(arr); ok != (json.Unmarshal(arr, &a) == nil) {
+			t.Errorf("scanArray of %d levels: ok=%v", n, ok)
+		}
+		if _, ok := scanObject(obj); ok != (json.Unmarshal(obj, &o) == nil) {
+			t.Errorf("scanObject of %d levels: ok=%v", n, ok)
 		}
 	}
 }
