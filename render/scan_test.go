@@ -91,6 +91,9 @@ func TestPlainRun(t *testing.T) {
 func TestScanDepth(t *testing.T) {
 	for _, n := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
 		arr := []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
+		if validJSON(arr) != json.Valid(arr) {
+			t.Errorf("validJSON of %d levels: %v", n, validJSON(arr))
+		}
 		obj := []byte(`{"a":` + string(arr[1:len(arr)-1]) + `}`) // n deep too
 		var a []json.RawMessage
 		var o map[string]json.RawMessage
@@ -101,4 +104,19 @@ func TestScanDepth(t *testing.T) {
 			t.Errorf("scanObject of %d levels: ok=%v", n, ok)
 		}
 	}
+}
+
+// validJSON must agree with json.Valid, which JSONMember's check was.
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range []string{
+		``, ` `, `1`, ` "a" `, `{}`, `[]`, `{"a":[1,{"b":null}]}`, `{"a":1}x`, `[1,]`, `01`, `-`, `1.5e`,
+		`tru`, `nul`, "\"\xff\"", "\"\x01\"", `"\u00e9"`, `"\x"`, `{"a" 1}`, `{"role":"user","content":"cut off`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Fatalf("validJSON(%q) = %v, json.Valid says %v", b, got, want)
+		}
+	})
 }
