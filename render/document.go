@@ -62,7 +62,7 @@ func JSONMember(m Message, first bool) []byte {
 		// as a string, as transcript.md shows it as text.
 		raw, _ = json.Marshal(string(bytes.ToValidUTF8(raw, []byte("\uFFFD"))))
 	}
-	return append([]byte(sep), raw...)
+	return append(append(make([]byte, 0, len(sep)+len(raw)), sep...), raw...)
 }
 
 // JSONTail closes what JSONHead opened.
