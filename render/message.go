@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 )
 
 // Message is what render needs of one stored message.
@@ -86,41 +85,7 @@ func asString(v json.RawMessage) (string, bool) {
 	if kind(v) != '"' {
 		return "", false
 	}
-	if s, ok := plainString(v); ok {
-		return s, true
-	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// plainString decodes the common string with no escapes, the bulk of what
-// a transcript renders, without the cost of json.Unmarshal. It reports
-// false for anything it does not decode the same way Unmarshal would.
-func plainString(v []byte) (string, bool) {
-	in, ok := plainBytes(v)
-	return string(in), ok
-}
-
-// plainBytes is plainString's text, still in v's bytes.
-func plainBytes(v []byte) ([]byte, bool) {
-	v = v[skipSpace(v, 0):]
-	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t' || v[len(v)-1] == '\r' || v[len(v)-1] == '\n') {
-		v = v[:len(v)-1]
-	}
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return nil, false
-	}
-	in := v[1 : len(v)-1]
-	if plainRun(in, 0) != len(in) {
-		return nil, false
-	}
-	if !utf8.Valid(in) { // Unmarshal would put U+FFFD in
-		return nil, false
-	}
-	return in, true
+	return unquote(v)
 }
 
 // asArray decodes v when it is a JSON array, keeping its elements raw.

@@ -3,6 +3,9 @@ package render
 import (
 	"encoding/binary"
 	"encoding/json"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // scanObject splits a JSON object into its members without the reflection
@@ -28,8 +31,8 @@ func scanObject(raw []byte) (object, bool) {
 		}
 		key, ok := plainBytes(raw[ks:ke])
 		if !ok {
-			var s string
-			if json.Unmarshal(raw[ks:ke], &s) != nil {
+			s, ok := unquote(raw[ks:ke])
+			if !ok {
 				return nil, false
 			}
 			key = []byte(s)
@@ -99,6 +102,121 @@ func scanArray(raw []byte) ([]json.RawMessage, bool) {
 func validJSON(b []byte) bool {
 	end, ok := skipValue(b, skipSpace(b, 0), 1)
 	return ok && skipSpace(b, end) == len(b)
+}
+
+// unquote decodes v, a JSON string with white space around it or not, as
+// json.Unmarshal into a string does (FuzzUnquote holds it to that), at a
+// fraction of its cost: most text of a message has escapes (a newline is
+// one). Invalid UTF-8 and lone surrogates become U+FFFD.
+func unquote(v []byte) (string, bool) {
+	if in, ok := plainBytes(v); ok {
+		return string(in), true
+	}
+	start := skipSpace(v, 0)
+	end, ok := skipString(v, start)
+	if !ok || skipSpace(v, end) != len(v) {
+		return "", false
+	}
+	in := v[start+1 : end-1] // skipString allows only JSON's escapes
+	var b strings.Builder
+	b.Grow(len(in))
+	for i := 0; i < len(in); {
+		j := plainRun(in, i)
+		appendValidUTF8(&b, in[i:j])
+		if i = j; i == len(in) {
+			break
+		}
+		// in[i] is a backslash: plainRun stops at nothing else here.
+		switch c := in[i+1]; c {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r := hex4(in[i+2 : i+6])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				// The high half of a pair, if the next escape is the low one.
+				if i+6 <= len(in) && in[i] == '\\' && in[i+1] == 'u' {
+					if pair := utf16.DecodeRune(r, hex4(in[i+2:i+6])); pair != utf8.RuneError {
+						b.WriteRune(pair)
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			b.WriteRune(r)
+			continue
+		default: // '"', '\\' or '/'
+			b.WriteByte(c)
+		}
+		i += 2
+	}
+	return b.String(), true
+}
+
+// plainBytes returns the text of the common string with no escapes, still
+// in v's bytes, or false for any other: one that unquote would decode
+// otherwise than copy.
+func plainBytes(v []byte) ([]byte, bool) {
+	v = v[skipSpace(v, 0):]
+	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t' || v[len(v)-1] == '\r' || v[len(v)-1] == '\n') {
+		v = v[:len(v)-1]
+	}
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, false
+	}
+	in := v[1 : len(v)-1]
+	if plainRun(in, 0) != len(in) {
+		return nil, false
+	}
+	if !utf8.Valid(in) { // Unmarshal would put U+FFFD in
+		return nil, false
+	}
+	return in, true
+}
+
+// appendValidUTF8 writes s to b with each byte that is not part of valid
+// UTF-8 replaced by U+FFFD, as encoding/json decodes it (bytes.ToValidUTF8
+// replaces a run of them with one).
+func appendValidUTF8(b *strings.Builder, s []byte) {
+	if utf8.Valid(s) {
+		b.Write(s)
+		return
+	}
+	for len(s) > 0 {
+		r, size := utf8.DecodeRune(s)
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.Write(s[:size])
+		}
+		s = s[size:]
+	}
+}
+
+// hex4 reads four hex digits, which skipString has checked.
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c <= 'F':
+			c -= 'A' - 10
+		default:
+			c -= 'a' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // maxDepth is encoding/json's nesting limit.

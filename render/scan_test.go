@@ -120,3 +120,26 @@ func FuzzValidJSON(f *testing.F) {
 		}
 	})
 }
+
+// unquote must decode a string as json.Unmarshal does, and refuse what it
+// refuses.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{
+		`""`, ` "a" `, `"a\nb\t\"c\"\\d\/e\b\f\r"`, `"\u00e9\u0041"`, `"\ud83d\ude00"`, `"\ude00\ud83d"`,
+		`"\ud83d"`, `"\ud83dx"`, `"\ud83d\u0041"`, `"\ud83d\n"`, "\"a\xffb\xc3\"", "\"\xe2\x82\\n\"", `"\u0000"`,
+		`"\x"`, `"\u12"`, `"a" b`, `"a`, "\"\x01\"", `"\uD83D\uDE00"`, `"\uFFFD"`, `"é\n"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if kind(v) != '"' {
+			return // Unmarshal takes null into a string, asString does not
+		}
+		got, ok := unquote(v)
+		var want string
+		err := json.Unmarshal(v, &want)
+		if ok != (err == nil) || got != want {
+			t.Fatalf("unquote(%q) = %q, %v; json.Unmarshal: %q, %v", v, got, ok, want, err)
+		}
+	})
+}

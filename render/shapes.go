@@ -247,7 +247,7 @@ func (w *walk) toolCall(name, id string, input json.RawMessage) string {
 		case '{': // parseObject accepts what json.Valid does (FuzzScanObject)
 			in, ok = parseObject(raw)
 		case '[':
-			ok = json.Valid(raw)
+			ok = validJSON(raw)
 		default:
 			ok = false
 		}
