@@ -159,5 +159,6 @@ func formatTS(ts string) string {
 	if err != nil {
 		return clip(ts, maxLabel)
 	}
-	return t.UTC().Format("2006-01-02 15:04:05") + " UTC"
+	var buf [32]byte // no copy but the result's
+	return string(append(t.UTC().AppendFormat(buf[:0], "2006-01-02 15:04:05"), " UTC"...))
 }
