@@ -116,12 +116,17 @@ func (o object) isTrue(key string) bool {
 }
 
 // blockType returns the "type" of a content block, or "" when v is not an
-// object with a string type.
+// object with a string type. It reads the block without building it: it
+// is asked of every block of a message before the block is rendered.
 func blockType(v json.RawMessage) string {
-	b, ok := parseObject(v)
-	if !ok {
+	var typ json.RawMessage
+	if !scanMembers(v, func(key []byte, val json.RawMessage) {
+		if string(key) == "type" {
+			typ = val // the last one, as object.get
+		}
+	}) {
 		return ""
 	}
-	t, _ := b.str("type")
+	t, _ := asString(typ)
 	return t
 }

@@ -14,50 +14,60 @@ import (
 // reports false for anything else, so callers can fall back on the
 // standard decoder for its error.
 func scanObject(raw []byte) (object, bool) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
+	o := make(object, 0, 8)
+	if !scanMembers(raw, func(key []byte, val json.RawMessage) { o = append(o, member{key, val}) }) {
 		return nil, false
 	}
-	o := make(object, 0, 8)
+	return o, true
+}
+
+// scanMembers calls member with each member of the JSON object raw, in
+// order, and reports whether raw is one: scanObject, for callers that want
+// one member and need not build the object.
+func scanMembers(raw []byte, member func(key []byte, val json.RawMessage)) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
 	i = skipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
-		return o, skipSpace(raw, i+1) == len(raw)
+		return skipSpace(raw, i+1) == len(raw)
 	}
 	for {
 		ks := i
 		ke, ok := skipString(raw, i)
 		if !ok {
-			return nil, false
+			return false
 		}
 		key, ok := plainBytes(raw[ks:ke])
 		if !ok {
 			s, ok := unquote(raw[ks:ke])
 			if !ok {
-				return nil, false
+				return false
 			}
 			key = []byte(s)
 		}
 		i = skipSpace(raw, ke)
 		if i >= len(raw) || raw[i] != ':' {
-			return nil, false
+			return false
 		}
 		vs := skipSpace(raw, i+1)
 		ve, ok := skipValue(raw, vs, 2) // inside the object: one level down
 		if !ok {
-			return nil, false
+			return false
 		}
-		o = append(o, member{key, json.RawMessage(raw[vs:ve:ve])})
+		member(key, json.RawMessage(raw[vs:ve:ve]))
 		i = skipSpace(raw, ve)
 		if i >= len(raw) {
-			return nil, false
+			return false
 		}
 		switch raw[i] {
 		case ',':
 			i = skipSpace(raw, i+1)
 		case '}':
-			return o, skipSpace(raw, i+1) == len(raw)
+			return skipSpace(raw, i+1) == len(raw)
 		default:
-			return nil, false
+			return false
 		}
 	}
 }
