@@ -41,3 +41,55 @@ func BenchmarkHTMLBlocks(b *testing.B) {
 		HTML(m)
 	}
 }
+
+// BenchmarkReal renders every message of the real sessions beside the
+// repository, in the store's shape, in each format; MB/s is of stored
+// JSON rendered, the rate at which a first read or an import renders.
+func BenchmarkReal(b *testing.B) {
+	msgs, size := realMessages(b)
+	formats := []struct {
+		name   string
+		render func(m Message, first bool) []byte
+	}{
+		{"markdown", func(m Message, _ bool) []byte { return Markdown(m) }},
+		{"html", func(m Message, _ bool) []byte { return HTML(m) }},
+		{"json", JSONMember},
+		{"redacted", func(m Message, _ bool) []byte { return Redact(Markdown(m)) }},
+	}
+	for _, f := range formats {
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				for i, m := range msgs {
+					f.render(m, i == 0)
+				}
+			}
+		})
+	}
+}
+
+// realMessages is every message of the real sessions in the store's shape
+// (htmlStoredShape), turns numbered as TestHTMLRealData numbers them, and
+// the size of their stored lines.
+func realMessages(b *testing.B) ([]Message, int64) {
+	var msgs []Message
+	var size int64
+	for _, name := range realData(b) {
+		turn := 0
+		for _, line := range htmlReadLines(b, name) {
+			s, _, isUser := htmlStoredShape(line)
+			if s == nil {
+				continue
+			}
+			m := Message{Raw: s}
+			if isUser {
+				turn++
+				m.Turn = turn
+			}
+			msgs = append(msgs, m)
+			size += int64(len(s))
+		}
+	}
+	return msgs, size
+}

@@ -13,7 +13,7 @@ import (
 
 // realData is the real sessions written by the agents, kept beside the
 // repository; it skips the test where they are absent.
-func realData(t *testing.T) []string {
+func realData(t testing.TB) []string {
 	t.Helper()
 	files, err := realdata.Files()
 	if err != nil || len(files) == 0 {
@@ -40,7 +40,8 @@ func TestRealSessions(t *testing.T) {
 			return
 		}
 		role, ok := msg.str("role")
-		content, has := msg["content"]
+		content := msg.get("content")
+		has := content != nil
 		if !ok || !has {
 			return
 		}
@@ -65,7 +66,7 @@ func TestRealSessions(t *testing.T) {
 		switch typ {
 		case "message":
 			role, _ := p.str("role")
-			content = p["content"]
+			content = p.get("content")
 			raw = stored(role, content)
 		case "function_call", "reasoning":
 			content = json.RawMessage("[" + string(rec.Payload) + "]")
@@ -161,7 +162,7 @@ func texts(content json.RawMessage) []string {
 				out = append(out, s)
 			}
 		case "reasoning":
-			summary, _ := asArray(b["summary"])
+			summary, _ := asArray(b.get("summary"))
 			for _, s := range summary {
 				if o, ok := parseObject(s); ok {
 					if text, ok := o.str("text"); ok {

@@ -57,12 +57,12 @@ func JSONMember(m Message, first bool) []byte {
 		sep = "\n"
 	}
 	raw := bytes.TrimSpace(m.Raw)
-	if !json.Valid(raw) {
+	if !validJSON(raw) {
 		// A damaged stored line must not break the document: it goes in
 		// as a string, as transcript.md shows it as text.
 		raw, _ = json.Marshal(string(bytes.ToValidUTF8(raw, []byte("\uFFFD"))))
 	}
-	return append([]byte(sep), raw...)
+	return append(append(make([]byte, 0, len(sep)+len(raw)), sep...), raw...)
 }
 
 // JSONTail closes what JSONHead opened.

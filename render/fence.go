@@ -3,6 +3,7 @@ package render
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // fence wraps body in a fenced code block. The fence is one backtick longer
@@ -53,12 +54,26 @@ func inlineCode(s string) string {
 // oneLine replaces line breaks and other control characters with spaces, so
 // a value from the message cannot end a label line early.
 func oneLine(s string) string {
+	if plainLine(s) { // the common case: nothing to replace, no copy
+		return s
+	}
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '
 		}
 		return r
 	}, s)
+}
+
+// plainLine reports whether oneLine leaves s as it is: no control
+// character, and valid UTF-8 (strings.Map puts U+FFFD for invalid bytes).
+func plainLine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
 }
 
 // inlineSpecial are the characters escapeInline backslash-escapes.

@@ -1,6 +1,9 @@
 package render
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestFence(t *testing.T) {
 	tests := []struct{ info, body, want string }{
@@ -88,4 +91,23 @@ func TestTrimText(t *testing.T) {
 			t.Errorf("htmlText(%q) = %q, want %q", tt.in, got, want)
 		}
 	}
+}
+
+// oneLine's shortcut must not change what it returns: control characters
+// become spaces, invalid UTF-8 U+FFFD, as strings.Map does.
+func FuzzOneLine(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\nb", "tab\there", "del\x7f", "bad\xffbyte", "é\u0085", "\x1b[31mred"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0x7f {
+				return ' '
+			}
+			return r
+		}, s)
+		if got := oneLine(s); got != want {
+			t.Fatalf("oneLine(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

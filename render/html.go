@@ -247,7 +247,7 @@ func htmlTSPart(o object) string {
 // summary line, its content inside.
 func htmlContext(kind string, o object) string {
 	return "<article class=\"msg context\">\n<details class=\"context\"><summary>context: " +
-		htmlEscape(shorten(kind)) + " · " + sizeText(contentSize(o["content"])) + htmlTSPart(o) + "</summary>\n" +
+		htmlEscape(shorten(kind)) + " · " + sizeText(contentSize(o.get("content"))) + htmlTSPart(o) + "</summary>\n" +
 		body(o, htmlStyle{}) + "\n</details>\n</article>\n"
 }
 
@@ -260,7 +260,7 @@ func htmlMark(note string) string {
 // summary the agent went on from collapsed below.
 func htmlCompaction(o object) string {
 	return "<article class=\"msg compaction\">\n<header><span class=\"role\">compaction</span>" + htmlTSPart(o) +
-		"</header>\n<details class=\"compaction\"><summary>summary · " + sizeText(contentSize(o["content"])) + "</summary>\n" +
+		"</header>\n<details class=\"compaction\"><summary>summary · " + sizeText(contentSize(o.get("content"))) + "</summary>\n" +
 		body(o, htmlStyle{}) + "\n</details>\n</article>\n"
 }
 

@@ -719,7 +719,7 @@ func visibleWords(s string) map[string]bool {
 
 var htmlTag = regexp.MustCompile(`<[^>]*>`)
 
-func htmlReadLines(t *testing.T, name string) [][]byte {
+func htmlReadLines(t testing.TB, name string) [][]byte {
 	t.Helper()
 	f, err := os.Open(name)
 	if err != nil {
@@ -759,7 +759,7 @@ func htmlStoredShape(line []byte) (stored []byte, content json.RawMessage, user 
 			return nil, nil, false
 		}
 		role, _ = msg.str("role")
-		content = msg["content"]
+		content = msg.get("content")
 	case rec.Type == "response_item": // Codex
 		p, ok := parseObject(rec.Payload)
 		if !ok {
@@ -768,7 +768,7 @@ func htmlStoredShape(line []byte) (stored []byte, content json.RawMessage, user 
 		switch typ, _ := p.str("type"); typ {
 		case "message":
 			role, _ = p.str("role")
-			content = p["content"]
+			content = p.get("content")
 		case "function_call_output", "custom_tool_call_output":
 			role, content = "user", json.RawMessage("["+string(rec.Payload)+"]")
 		default:
@@ -810,7 +810,7 @@ func htmlTexts(content json.RawMessage) []string {
 				out = append(out, s)
 			}
 		case "reasoning":
-			summary, _ := asArray(b["summary"])
+			summary, _ := asArray(b.get("summary"))
 			for _, s := range summary {
 				if o, ok := parseObject(s); ok {
 					if text, ok := o.str("text"); ok {

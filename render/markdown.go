@@ -16,42 +16,39 @@ import (
 // document (see the package doc); an event's piece is empty (its turn
 // heading aside, which events never start), or its Note.
 func Markdown(m Message) []byte {
-	var b strings.Builder
+	parts := make([]string, 0, 6) // joined once, by finish
 	o, ok := parseObject(m.Raw)
 	event := ok && isEvent(o)
 	if m.Note != "" && !event {
-		b.WriteString(markdownNote(m.Note) + "\n\n")
+		parts = append(parts, markdownNote(m.Note), "\n\n")
 	}
 	if m.Turn > 0 {
-		b.Write(heading(m.Turn))
+		parts = append(parts, string(heading(m.Turn)))
 	}
 	if ok {
 		if event {
 			if m.Note == "" {
-				return []byte(b.String())
+				return []byte(strings.Join(parts, ""))
 			}
-			b.WriteString(markdownNote(m.Note))
-			return finish(b.String())
+			return finish(append(parts, markdownNote(m.Note))...)
 		}
 		switch k := contextKind(o); {
 		case k == "compaction":
-			b.WriteString(markdownCompaction(o))
+			parts = append(parts, markdownCompaction(o))
 		case k != "":
-			b.WriteString(markdownContext(k, contentSize(o["content"])))
+			parts = append(parts, markdownContext(k, contentSize(o.get("content"))))
 		default:
 			if !o.isTrue("continues") {
-				b.WriteString(label(o))
-				b.WriteString("\n\n")
+				parts = append(parts, label(o), "\n\n")
 			}
-			b.WriteString(body(o, markdownStyle{}))
+			parts = append(parts, body(o, markdownStyle{}))
 		}
 	} else {
 		// The store validates what it writes, but a damaged or foreign line
 		// must still show up readably rather than vanish or break the file.
-		b.WriteString("**unreadable message**\n\n")
-		b.WriteString((&walk{st: markdownStyle{}}).code(string(m.Raw)))
+		parts = append(parts, "**unreadable message**\n\n", (&walk{st: markdownStyle{}}).code(string(m.Raw)))
 	}
-	return finish(b.String())
+	return finish(parts...)
 }
 
 // isEvent reports a stored source line that is not a message (a summary,
@@ -67,15 +64,31 @@ func heading(turn int) []byte {
 	return []byte("## Turn " + strconv.Itoa(turn) + "\n\n")
 }
 
-// finish ends a piece with exactly one blank line and makes it valid UTF-8:
-// JSON shown verbatim may carry invalid bytes, which readers of a .md file
-// should never meet.
-func finish(s string) []byte {
-	s = strings.TrimRight(s, " \t\r\n") + "\n\n"
-	if utf8.ValidString(s) { // the rule: no second copy to make
-		return []byte(s)
+// finish joins the parts of a piece, in one copy, ending it with exactly
+// one blank line, and makes it valid UTF-8: JSON shown verbatim may carry
+// invalid bytes, which readers of a .md file should never meet.
+func finish(parts ...string) []byte {
+	for len(parts) > 0 { // trailing white space goes, whole parts of it too
+		last := strings.TrimRight(parts[len(parts)-1], " \t\r\n")
+		if last != "" {
+			parts[len(parts)-1] = last
+			break
+		}
+		parts = parts[:len(parts)-1]
 	}
-	return bytes.ToValidUTF8([]byte(s), []byte("\uFFFD"))
+	n := len("\n\n")
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	out = append(out, "\n\n"...)
+	if utf8.Valid(out) { // the rule: no second copy to make
+		return out
+	}
+	return bytes.ToValidUTF8(out, []byte("\uFFFD"))
 }
 
 // markdownNote is a note the caller adds (Message.Note) in one line:
@@ -95,7 +108,7 @@ func markdownContext(kind string, size int) string {
 // collapsed below.
 func markdownCompaction(o object) string {
 	l := "**compaction**" + tsSuffix(o)
-	summary := "summary, " + sizeText(contentSize(o["content"]))
+	summary := "summary, " + sizeText(contentSize(o.get("content")))
 	return "---\n\n" + l + "\n\n" + details(summary, body(o, markdownStyle{}))
 }
 
@@ -128,7 +141,7 @@ func roleName(o object) string {
 	case "tool":
 		return "tool result"
 	case "user":
-		if onlyResults(o["content"]) {
+		if onlyResults(o.get("content")) {
 			return "tool result"
 		}
 		return "user"
@@ -146,5 +159,6 @@ func formatTS(ts string) string {
 	if err != nil {
 		return clip(ts, maxLabel)
 	}
-	return t.UTC().Format("2006-01-02 15:04:05") + " UTC"
+	var buf [32]byte // no copy but the result's
+	return string(append(t.UTC().AppendFormat(buf[:0], "2006-01-02 15:04:05"), " UTC"...))
 }

@@ -34,7 +34,7 @@ func parseMedia(typ string, b object) (mediaRef, bool) {
 	ok := false
 	switch typ {
 	case "image", "document": // Anthropic: {"source": {"type": …}}
-		src, isObj := parseObject(b["source"])
+		src, isObj := parseObject(b.get("source"))
 		if !isObj {
 			return r, false
 		}
@@ -54,7 +54,7 @@ func parseMedia(typ string, b object) (mediaRef, bool) {
 	case "input_image": // OpenAI Responses: image_url is a string
 		ok = r.urlOrFile(b, "image_url")
 	case "image_url": // OpenAI chat: image_url is {"url": …} (or a string)
-		if u, isObj := parseObject(b["image_url"]); isObj {
+		if u, isObj := parseObject(b.get("image_url")); isObj {
 			ok = r.urlOrFile(u, "url")
 		} else {
 			ok = r.urlOrFile(b, "image_url")

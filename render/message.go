@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 )
 
 // Message is what render needs of one stored message.
@@ -21,7 +20,29 @@ type Message struct {
 
 // object is a JSON object whose values are kept raw: fields are decoded only
 // when needed, and values such as a tool's input can be shown byte for byte.
-type object map[string]json.RawMessage
+// Its members are a slice in the order written, not a map: the objects of
+// a message have a few members each, and building a map of each cost more
+// than every look-up in it.
+type object []member
+
+// member is a member of an object: its name decoded (a slice of the
+// message itself when the name has no escapes, as it nearly always has
+// not), its value raw.
+type member struct {
+	key []byte
+	val json.RawMessage
+}
+
+// get returns the value of the member key, or nil when there is none; of
+// the last such member when there are several, as json.Unmarshal keeps.
+func (o object) get(key string) json.RawMessage {
+	for i := len(o) - 1; i >= 0; i-- {
+		if string(o[i].key) == key {
+			return o[i].val
+		}
+	}
+	return nil
+}
 
 // parseObject decodes raw as a JSON object. It reports false for anything
 // else, including valid JSON that is not an object (null, arrays, numbers).
@@ -32,9 +53,13 @@ func parseObject(raw []byte) (object, bool) {
 	if o, ok := scanObject(raw); ok {
 		return o, true
 	}
-	var o object // scanObject refuses only what this refuses too
-	if err := json.Unmarshal(raw, &o); err != nil || o == nil {
+	var m map[string]json.RawMessage // scanObject refuses only what this refuses too
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return nil, false
+	}
+	o := make(object, 0, len(m))
+	for k, v := range m {
+		o = append(o, member{[]byte(k), v})
 	}
 	return o, true
 }
@@ -52,7 +77,7 @@ func kind(v []byte) byte {
 
 // str returns the field key when it is a JSON string.
 func (o object) str(key string) (string, bool) {
-	return asString(o[key])
+	return asString(o.get(key))
 }
 
 // asString decodes v when it is a JSON string.
@@ -60,37 +85,7 @@ func asString(v json.RawMessage) (string, bool) {
 	if kind(v) != '"' {
 		return "", false
 	}
-	if s, ok := plainString(v); ok {
-		return s, true
-	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// plainString decodes the common string with no escapes, the bulk of what
-// a transcript renders, without the cost of json.Unmarshal. It reports
-// false for anything it does not decode the same way Unmarshal would.
-func plainString(v []byte) (string, bool) {
-	v = v[skipSpace(v, 0):]
-	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t' || v[len(v)-1] == '\r' || v[len(v)-1] == '\n') {
-		v = v[:len(v)-1]
-	}
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", false
-	}
-	in := v[1 : len(v)-1]
-	for _, c := range in {
-		if c < 0x20 || c == '"' || c == '\\' {
-			return "", false
-		}
-	}
-	if !utf8.Valid(in) { // Unmarshal would put U+FFFD in
-		return "", false
-	}
-	return string(in), true
+	return unquote(v)
 }
 
 // asArray decodes v when it is a JSON array, keeping its elements raw.
@@ -98,7 +93,10 @@ func asArray(v json.RawMessage) ([]json.RawMessage, bool) {
 	if kind(v) != '[' {
 		return nil, false
 	}
-	var a []json.RawMessage
+	if a, ok := scanArray(v); ok {
+		return a, true
+	}
+	var a []json.RawMessage // scanArray refuses only what this refuses too
 	if err := json.Unmarshal(v, &a); err != nil {
 		return nil, false
 	}
@@ -108,22 +106,27 @@ func asArray(v json.RawMessage) ([]json.RawMessage, bool) {
 // isString reports whether the field key is the JSON string s, spelled
 // without escapes; it decodes nothing, so it costs no allocation.
 func (o object) isString(key, s string) bool {
-	v := bytes.TrimSpace(o[key])
+	v := bytes.TrimSpace(o.get(key))
 	return len(v) == len(s)+2 && v[0] == '"' && v[len(v)-1] == '"' && string(v[1:len(v)-1]) == s
 }
 
 // isTrue reports whether the field key is the JSON literal true.
 func (o object) isTrue(key string) bool {
-	return string(bytes.TrimSpace(o[key])) == "true"
+	return string(bytes.TrimSpace(o.get(key))) == "true"
 }
 
 // blockType returns the "type" of a content block, or "" when v is not an
-// object with a string type.
+// object with a string type. It reads the block without building it: it
+// is asked of every block of a message before the block is rendered.
 func blockType(v json.RawMessage) string {
-	b, ok := parseObject(v)
-	if !ok {
+	var typ json.RawMessage
+	if !scanMembers(v, func(key []byte, val json.RawMessage) {
+		if string(key) == "type" {
+			typ = val // the last one, as object.get
+		}
+	}) {
 		return ""
 	}
-	t, _ := b.str("type")
+	t, _ := asString(typ)
 	return t
 }

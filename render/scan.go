@@ -1,7 +1,11 @@
 package render
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // scanObject splits a JSON object into its members without the reflection
@@ -10,37 +14,83 @@ import (
 // reports false for anything else, so callers can fall back on the
 // standard decoder for its error.
 func scanObject(raw []byte) (object, bool) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
+	o := make(object, 0, 8)
+	if !scanMembers(raw, func(key []byte, val json.RawMessage) { o = append(o, member{key, val}) }) {
 		return nil, false
 	}
-	o := object{}
+	return o, true
+}
+
+// scanMembers calls member with each member of the JSON object raw, in
+// order, and reports whether raw is one: scanObject, for callers that want
+// one member and need not build the object.
+func scanMembers(raw []byte, member func(key []byte, val json.RawMessage)) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
 	i = skipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
-		return o, skipSpace(raw, i+1) == len(raw)
+		return skipSpace(raw, i+1) == len(raw)
 	}
 	for {
 		ks := i
 		ke, ok := skipString(raw, i)
 		if !ok {
-			return nil, false
+			return false
 		}
-		key, ok := plainString(raw[ks:ke])
+		key, ok := plainBytes(raw[ks:ke])
 		if !ok {
-			if json.Unmarshal(raw[ks:ke], &key) != nil {
-				return nil, false
+			s, ok := unquote(raw[ks:ke])
+			if !ok {
+				return false
 			}
+			key = []byte(s)
 		}
 		i = skipSpace(raw, ke)
 		if i >= len(raw) || raw[i] != ':' {
-			return nil, false
+			return false
 		}
 		vs := skipSpace(raw, i+1)
-		ve, ok := skipValue(raw, vs, 1)
+		ve, ok := skipValue(raw, vs, 2) // inside the object: one level down
+		if !ok {
+			return false
+		}
+		member(key, json.RawMessage(raw[vs:ve:ve]))
+		i = skipSpace(raw, ve)
+		if i >= len(raw) {
+			return false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case '}':
+			return skipSpace(raw, i+1) == len(raw)
+		default:
+			return false
+		}
+	}
+}
+
+// scanArray splits a JSON array into its elements as scanObject splits an
+// object: it accepts exactly what json.Unmarshal into a []json.RawMessage
+// accepts (FuzzScanArray), and reports false for anything else.
+func scanArray(raw []byte) ([]json.RawMessage, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return nil, false
+	}
+	a := []json.RawMessage{}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return a, skipSpace(raw, i+1) == len(raw)
+	}
+	for {
+		ve, ok := skipValue(raw, i, 2) // inside the array: one level down
 		if !ok {
 			return nil, false
 		}
-		o[key] = json.RawMessage(raw[vs:ve:ve])
+		a = append(a, json.RawMessage(raw[i:ve:ve]))
 		i = skipSpace(raw, ve)
 		if i >= len(raw) {
 			return nil, false
@@ -48,12 +98,135 @@ func scanObject(raw []byte) (object, bool) {
 		switch raw[i] {
 		case ',':
 			i = skipSpace(raw, i+1)
-		case '}':
-			return o, skipSpace(raw, i+1) == len(raw)
+		case ']':
+			return a, skipSpace(raw, i+1) == len(raw)
 		default:
 			return nil, false
 		}
 	}
+}
+
+// validJSON reports whether b is one JSON value with nothing but white
+// space around it, as json.Valid does (FuzzValidJSON holds it to that),
+// at the scanner's speed.
+func validJSON(b []byte) bool {
+	end, ok := skipValue(b, skipSpace(b, 0), 1)
+	return ok && skipSpace(b, end) == len(b)
+}
+
+// unquote decodes v, a JSON string with white space around it or not, as
+// json.Unmarshal into a string does (FuzzUnquote holds it to that), at a
+// fraction of its cost: most text of a message has escapes (a newline is
+// one). Invalid UTF-8 and lone surrogates become U+FFFD.
+func unquote(v []byte) (string, bool) {
+	if in, ok := plainBytes(v); ok {
+		return string(in), true
+	}
+	start := skipSpace(v, 0)
+	end, ok := skipString(v, start)
+	if !ok || skipSpace(v, end) != len(v) {
+		return "", false
+	}
+	in := v[start+1 : end-1] // skipString allows only JSON's escapes
+	var b strings.Builder
+	b.Grow(len(in))
+	for i := 0; i < len(in); {
+		j := plainRun(in, i)
+		appendValidUTF8(&b, in[i:j])
+		if i = j; i == len(in) {
+			break
+		}
+		// in[i] is a backslash: plainRun stops at nothing else here.
+		switch c := in[i+1]; c {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r := hex4(in[i+2 : i+6])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				// The high half of a pair, if the next escape is the low one.
+				if i+6 <= len(in) && in[i] == '\\' && in[i+1] == 'u' {
+					if pair := utf16.DecodeRune(r, hex4(in[i+2:i+6])); pair != utf8.RuneError {
+						b.WriteRune(pair)
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			b.WriteRune(r)
+			continue
+		default: // '"', '\\' or '/'
+			b.WriteByte(c)
+		}
+		i += 2
+	}
+	return b.String(), true
+}
+
+// plainBytes returns the text of the common string with no escapes, still
+// in v's bytes, or false for any other: one that unquote would decode
+// otherwise than copy.
+func plainBytes(v []byte) ([]byte, bool) {
+	v = v[skipSpace(v, 0):]
+	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t' || v[len(v)-1] == '\r' || v[len(v)-1] == '\n') {
+		v = v[:len(v)-1]
+	}
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, false
+	}
+	in := v[1 : len(v)-1]
+	if plainRun(in, 0) != len(in) {
+		return nil, false
+	}
+	if !utf8.Valid(in) { // Unmarshal would put U+FFFD in
+		return nil, false
+	}
+	return in, true
+}
+
+// appendValidUTF8 writes s to b with each byte that is not part of valid
+// UTF-8 replaced by U+FFFD, as encoding/json decodes it (bytes.ToValidUTF8
+// replaces a run of them with one).
+func appendValidUTF8(b *strings.Builder, s []byte) {
+	if utf8.Valid(s) {
+		b.Write(s)
+		return
+	}
+	for len(s) > 0 {
+		r, size := utf8.DecodeRune(s)
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.Write(s[:size])
+		}
+		s = s[size:]
+	}
+}
+
+// hex4 reads four hex digits, which skipString has checked.
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c <= 'F':
+			c -= 'A' - 10
+		default:
+			c -= 'a' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // maxDepth is encoding/json's nesting limit.
@@ -146,13 +319,15 @@ func skipString(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false
 	}
-	for i++; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1, true
-		case c < 0x20:
+	for i++; ; i++ {
+		i = plainRun(b, i)
+		if i >= len(b) {
 			return 0, false
-		case c == '\\':
+		}
+		switch b[i] {
+		case '"':
+			return i + 1, true
+		case '\\':
 			i++
 			if i >= len(b) {
 				return 0, false
@@ -172,9 +347,35 @@ func skipString(b []byte, i int) (int, bool) {
 			default:
 				return 0, false
 			}
+		default: // a control character
+			return 0, false
 		}
 	}
-	return 0, false
+}
+
+// plainRun returns where the run of bytes from b[i] that a JSON string
+// holds as they are ends: at the first quote, backslash or control
+// character, or at len(b). Most of a message is long runs, so it goes
+// eight bytes at a time.
+func plainRun(b []byte, i int) int {
+	for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
+		i += 8
+	}
+	for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+		i++
+	}
+	return i
+}
+
+// plain8 says whether none of the eight bytes of x is a quote, a
+// backslash or below 0x20 (the bit tricks of "Bit Twiddling Hacks": a
+// byte is zero, or less than n, where its high bit survives), as
+// backing's scanner does.
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	less20 := (x - 0x20*ones) & ^x & highs
+	return less20|zero(x^('"'*ones))|zero(x^('\\'*ones)) == 0
 }
 
 func isHex(c byte) bool {

@@ -44,7 +44,8 @@ type style interface {
 func body(o object, st style) string {
 	w := &walk{st: st}
 	role, _ := o.str("role")
-	c, hasContent := o["content"]
+	c := o.get("content")
+	hasContent := c != nil
 	var parts []string
 	switch {
 	case role == "tool" && !onlyResults(c):
@@ -62,7 +63,7 @@ func body(o object, st style) string {
 	default:
 		parts = append(parts, w.json(c))
 	}
-	if calls, ok := asArray(o["tool_calls"]); ok {
+	if calls, ok := asArray(o.get("tool_calls")); ok {
 		parts = append(parts, w.each(calls, w.chatToolCall)...)
 	}
 	return st.join(parts)
@@ -79,7 +80,7 @@ func onlyResults(c json.RawMessage) bool {
 		switch blockType(v) {
 		case "tool_result", "mcp_tool_result", "function_call_output", "custom_tool_call_output":
 		case "":
-			if b, _ := parseObject(v); kind(b["functionResponse"]) != '{' {
+			if b, _ := parseObject(v); kind(b.get("functionResponse")) != '{' {
 				return false
 			}
 		default:
@@ -113,7 +114,7 @@ func (w *walk) block(v json.RawMessage) string {
 	case "thinking":
 		if s, ok := b.str("thinking"); ok {
 			// Claude Code may keep only the signature of its thinking.
-			_, signed := b["signature"]
+			signed := b.get("signature") != nil
 			return w.thinking([]string{w.text(s)}, signed)
 		}
 	case "redacted_thinking":
@@ -123,19 +124,19 @@ func (w *walk) block(v json.RawMessage) string {
 	case "tool_use", "server_tool_use", "mcp_tool_use":
 		name, _ := b.str("name")
 		id, _ := b.str("id")
-		return w.toolCall(name, id, b["input"])
+		return w.toolCall(name, id, b.get("input"))
 	case "function_call", "custom_tool_call":
 		name, _ := b.str("name")
 		id, _ := b.str("call_id")
-		args := b["arguments"]
+		args := b.get("arguments")
 		if t == "custom_tool_call" {
-			args = b["input"]
+			args = b.get("input")
 		}
 		return w.toolCall(name, id, args)
 	case "local_shell_call": // Codex: the command is in action
-		if _, ok := parseObject(b["action"]); ok {
+		if _, ok := parseObject(b.get("action")); ok {
 			id, _ := b.str("call_id")
-			return w.toolCall("local_shell", id, b["action"])
+			return w.toolCall("local_shell", id, b.get("action"))
 		}
 	case "web_search_call":
 		return w.webSearch(b)
@@ -145,10 +146,10 @@ func (w *walk) block(v json.RawMessage) string {
 		if b.isTrue("is_error") {
 			failure = "error"
 		}
-		return w.toolResult(id, b["content"], failure, false)
+		return w.toolResult(id, b.get("content"), failure, false)
 	case "function_call_output", "custom_tool_call_output":
 		id, _ := b.str("call_id")
-		return w.toolResult(id, b["output"], "", true)
+		return w.toolResult(id, b.get("output"), "", true)
 	case "image", "input_image", "image_url", "document", "input_file":
 		if r, ok := parseMedia(t, b); ok {
 			return w.media(r)
@@ -166,20 +167,20 @@ func (w *walk) block(v json.RawMessage) string {
 // A functionResponse's "response" is {"output": …} or {"error": …} as
 // Gemini CLI writes it, any object otherwise.
 func (w *walk) geminiPart(b object) (string, bool) {
-	if call, ok := parseObject(b["functionCall"]); ok {
+	if call, ok := parseObject(b.get("functionCall")); ok {
 		name, _ := call.str("name")
 		id, _ := call.str("id")
-		return w.toolCall(name, id, call["args"]), true
+		return w.toolCall(name, id, call.get("args")), true
 	}
-	if resp, ok := parseObject(b["functionResponse"]); ok {
+	if resp, ok := parseObject(b.get("functionResponse")); ok {
 		id, _ := resp.str("id")
-		out, failure := resp["response"], ""
+		out, failure := resp.get("response"), ""
 		if r, ok := parseObject(out); ok {
 			switch {
-			case r["output"] != nil:
-				out = r["output"]
-			case r["error"] != nil:
-				out, failure = r["error"], "error"
+			case r.get("output") != nil:
+				out = r.get("output")
+			case r.get("error") != nil:
+				out, failure = r.get("error"), "error"
 			}
 		}
 		return w.toolResult(id, out, failure, false), true
@@ -224,12 +225,12 @@ func (w *walk) reasoning(b object) string {
 			return ""
 		})...)
 	}
-	add(b["summary"])
+	add(b.get("summary"))
 	if s, ok := b.str("text"); ok {
 		texts = append(texts, w.text(s))
 	}
-	add(b["content"])
-	_, encrypted := b["encrypted_content"]
+	add(b.get("content"))
+	encrypted := b.get("encrypted_content") != nil
 	return w.thinking(texts, encrypted)
 }
 
@@ -246,7 +247,7 @@ func (w *walk) toolCall(name, id string, input json.RawMessage) string {
 		case '{': // parseObject accepts what json.Valid does (FuzzScanObject)
 			in, ok = parseObject(raw)
 		case '[':
-			ok = json.Valid(raw)
+			ok = validJSON(raw)
 		default:
 			ok = false
 		}
@@ -276,7 +277,7 @@ func (w *walk) toolCall(name, id string, input json.RawMessage) string {
 func (w *walk) webSearch(b object) string {
 	id, _ := b.str("id")
 	id = w.label(id)
-	action, _ := parseObject(b["action"])
+	action, _ := parseObject(b.get("action"))
 	var arg string
 	switch t, _ := action.str("type"); t {
 	case "open_page":
@@ -303,13 +304,13 @@ func (w *walk) chatToolCall(v json.RawMessage) string {
 	if !ok {
 		return w.json(v)
 	}
-	f, ok := parseObject(c["function"])
+	f, ok := parseObject(c.get("function"))
 	if !ok {
 		return w.json(v)
 	}
 	id, _ := c.str("id")
 	name, _ := f.str("name")
-	return w.toolCall(name, id, f["arguments"])
+	return w.toolCall(name, id, f.get("arguments"))
 }
 
 // toolResult renders a tool's output. Output is not prose (it is file
@@ -418,16 +419,16 @@ func HasToolCall(raw []byte) bool {
 	if !ok || isEvent(o) {
 		return false
 	}
-	if calls, ok := asArray(o["tool_calls"]); ok && len(calls) > 0 {
+	if calls, ok := asArray(o.get("tool_calls")); ok && len(calls) > 0 {
 		return true
 	}
-	blocks, _ := asArray(o["content"])
+	blocks, _ := asArray(o.get("content"))
 	for _, v := range blocks {
 		switch blockType(v) {
 		case "tool_use", "server_tool_use", "mcp_tool_use", "function_call", "custom_tool_call", "local_shell_call", "web_search_call":
 			return true
 		case "":
-			if b, _ := parseObject(v); kind(b["functionCall"]) == '{' {
+			if b, _ := parseObject(v); kind(b.get("functionCall")) == '{' {
 				return true
 			}
 		}

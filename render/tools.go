@@ -36,7 +36,7 @@ func keyArg(name string, in object, text string) string {
 		if s, ok := in.str(k); ok && strings.TrimSpace(s) != "" {
 			return shorten(s)
 		}
-		if argv, ok := stringArray(in[k]); ok && len(argv) > 0 {
+		if argv, ok := stringArray(in.get(k)); ok && len(argv) > 0 {
 			return shorten(commandLine(argv))
 		}
 	}
@@ -110,7 +110,7 @@ func todoList(name string, in object) ([]todo, bool) {
 	default:
 		return nil, false
 	}
-	items, ok := asArray(in[listKey])
+	items, ok := asArray(in.get(listKey))
 	if !ok {
 		return nil, false
 	}
@@ -139,9 +139,9 @@ func commandOutput(s string) (text string, exit int, hasExit bool) {
 	if kind([]byte(s)) == '{' {
 		if o, ok := parseObject([]byte(s)); ok {
 			out, isStr := o.str("output")
-			meta, isObj := parseObject(o["metadata"])
+			meta, isObj := parseObject(o.get("metadata"))
 			if isStr && isObj {
-				code, err := strconv.Atoi(string(meta["exit_code"]))
+				code, err := strconv.Atoi(string(meta.get("exit_code")))
 				return out, code, err == nil
 			}
 		}
