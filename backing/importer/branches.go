@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"strings"
 
@@ -30,78 +31,162 @@ func (s *Session) Branches() (main [][]byte, forks []Fork, err error) {
 	if err != nil || s.Format != ClaudeCode {
 		return lines, nil, err
 	}
-	type place struct {
-		branch int // 0: main; i: forks[i-1]
-		pos    int // index among that branch's own lines
+	var sp splitter
+	for _, l := range lines {
+		sp.add(l)
 	}
-	own := [][][]byte{nil} // own lines of each branch
-	inherited := []int{0}  // messages each branch keeps of its parent
-	parent := []int{-1}
-	where := map[string]place{}
-	hasChild := map[string]bool{}
-	cur := 0 // the branch the conversation goes on in
-	names := []string{""}
-	rewinds, subagents := 0, 0
-	for _, line := range lines {
-		uuid, up, prompt, side := treeFields(line)
-		if side {
-			// A subagent's lines: its own branch, forked where the
-			// conversation was when it started, and growing apart.
-			b, ok := where[up]
-			if !ok || up == "" || !strings.HasPrefix(names[b.branch], "subagent-") {
-				subagents++
-				own = append(own, nil)
-				inherited = append(inherited, inherited[cur]+len(own[cur]))
-				parent = append(parent, cur)
-				names = append(names, fmt.Sprintf("subagent-%d", subagents))
-				b = place{branch: len(own) - 1}
-			}
-			if uuid != "" {
-				where[uuid] = place{b.branch, len(own[b.branch])}
-			}
-			own[b.branch] = append(own[b.branch], line)
-			continue
-		}
-		if up != "" && prompt && hasChild[up] {
-			if p, ok := where[up]; ok && p.pos+1 < len(own[p.branch]) {
-				// A rewind to p: what p's branch gained after it moves
-				// to a new fork, and the conversation goes on in p's branch.
-				moved := own[p.branch][p.pos+1:]
-				own[p.branch] = own[p.branch][: p.pos+1 : p.pos+1]
-				own = append(own, moved)
-				inherited = append(inherited, inherited[p.branch]+p.pos+1)
-				parent = append(parent, p.branch)
-				rewinds++
-				names = append(names, fmt.Sprintf("rewind-%d", rewinds))
-				f := len(own) - 1
-				for i := range parent[:f] { // forks made past the cut follow the moved lines
-					if parent[i] == p.branch && inherited[i] > inherited[f] {
-						parent[i] = f
-					}
-				}
-				for id, q := range where {
-					if q.branch == p.branch && q.pos > p.pos {
-						where[id] = place{f, q.pos - p.pos - 1}
-					}
-				}
-				cur = p.branch
-			}
-		}
-		if up != "" {
-			hasChild[up] = true
-		}
-		if p, ok := where[up]; ok && up != "" {
-			cur = p.branch // a line goes on in its parent's branch
-		}
-		if uuid != "" {
-			where[uuid] = place{cur, len(own[cur])}
-		}
-		own[cur] = append(own[cur], line)
+	branchOf, plans := sp.split()
+	own := make([][][]byte, len(plans)+1)
+	for i, l := range lines {
+		own[branchOf[i]] = append(own[branchOf[i]], l)
 	}
-	for b := 1; b < len(own); b++ {
-		forks = append(forks, Fork{Name: names[b], From: names[parent[b]], At: inherited[b], Lines: own[b]})
+	for b, p := range plans {
+		forks = append(forks, Fork{Name: p.Name, From: p.From, At: p.At, Lines: own[b+1]})
 	}
 	return own[0], forks, nil
+}
+
+// forkPlan is a Fork without its lines: where it forks from.
+type forkPlan struct {
+	Name, From string
+	At         int
+}
+
+// splitter is Branches' walk over a session's store lines, one line at a
+// time, keeping each line's place (its index in file order) rather than
+// the line: what a streaming import keeps of a source it cannot hold.
+type splitter struct {
+	own       [][]int32 // each branch's own lines; 0 is the default branch
+	inherited []int     // messages each branch keeps of its parent
+	parent    []int
+	names     []string
+	where     map[nodeID]place
+	hasChild  map[nodeID]bool
+	cur       int // the branch the conversation goes on in
+	rewinds   int
+	subagents int
+	n         int32 // lines added
+}
+
+// place is where a line is: its branch (0: the default; i: the i-th
+// fork) and its index among that branch's own lines.
+type place struct{ branch, pos int32 }
+
+// add places the next store line.
+func (sp *splitter) add(line []byte) {
+	if sp.own == nil {
+		sp.own, sp.inherited, sp.parent, sp.names = [][]int32{nil}, []int{0}, []int{-1}, []string{""}
+		sp.where, sp.hasChild = map[nodeID]place{}, map[nodeID]bool{}
+	}
+	i := sp.n
+	sp.n++
+	uuidS, upS, prompt, side := treeFields(line)
+	uuid, up := nodeOf(uuidS), nodeOf(upS)
+	own, where := sp.own, sp.where
+	if side {
+		// A subagent's lines: its own branch, forked where the
+		// conversation was when it started, and growing apart.
+		b, ok := where[up]
+		if !ok || upS == "" || !strings.HasPrefix(sp.names[b.branch], "subagent-") {
+			sp.subagents++
+			sp.own = append(sp.own, nil)
+			sp.inherited = append(sp.inherited, sp.inherited[sp.cur]+len(own[sp.cur]))
+			sp.parent = append(sp.parent, sp.cur)
+			sp.names = append(sp.names, fmt.Sprintf("subagent-%d", sp.subagents))
+			b = place{branch: int32(len(sp.own) - 1)}
+		}
+		if uuidS != "" {
+			where[uuid] = place{b.branch, int32(len(sp.own[b.branch]))}
+		}
+		sp.own[b.branch] = append(sp.own[b.branch], i)
+		return
+	}
+	if upS != "" && prompt && sp.hasChild[up] {
+		if p, ok := where[up]; ok && int(p.pos)+1 < len(own[p.branch]) {
+			// A rewind to p: what p's branch gained after it moves
+			// to a new fork, and the conversation goes on in p's branch.
+			moved := own[p.branch][p.pos+1:]
+			own[p.branch] = own[p.branch][: p.pos+1 : p.pos+1]
+			sp.own = append(sp.own, moved)
+			sp.inherited = append(sp.inherited, sp.inherited[p.branch]+int(p.pos)+1)
+			sp.parent = append(sp.parent, int(p.branch))
+			sp.rewinds++
+			sp.names = append(sp.names, fmt.Sprintf("rewind-%d", sp.rewinds))
+			f := len(sp.own) - 1
+			for j := range sp.parent[:f] { // forks made past the cut follow the moved lines
+				if sp.parent[j] == int(p.branch) && sp.inherited[j] > sp.inherited[f] {
+					sp.parent[j] = f
+				}
+			}
+			for id, q := range where {
+				if q.branch == p.branch && q.pos > p.pos {
+					where[id] = place{int32(f), q.pos - p.pos - 1}
+				}
+			}
+			sp.cur = int(p.branch)
+		}
+	}
+	if upS != "" {
+		sp.hasChild[up] = true
+	}
+	if p, ok := where[up]; ok && upS != "" {
+		sp.cur = int(p.branch) // a line goes on in its parent's branch
+	}
+	if uuidS != "" {
+		where[uuid] = place{int32(sp.cur), int32(len(sp.own[sp.cur]))}
+	}
+	sp.own[sp.cur] = append(sp.own[sp.cur], i)
+}
+
+// split says which branch each line added went to (0: the default; b:
+// the b-th fork, plans[b-1]), by its index, and what the forks are.
+func (sp *splitter) split() (branchOf []int32, plans []forkPlan) {
+	branchOf = make([]int32, sp.n)
+	for b := 1; b < len(sp.own); b++ {
+		for _, i := range sp.own[b] {
+			branchOf[i] = int32(b)
+		}
+		plans = append(plans, forkPlan{Name: sp.names[b], From: sp.names[sp.parent[b]], At: sp.inherited[b]})
+	}
+	return branchOf, plans
+}
+
+// nodeID is a line's uuid as a key of the tree, in 16 bytes: a session
+// of a million lines keeps two maps of them. A uuid not written as Claude
+// Code writes them (lower-case hex, the format does not promise it) is
+// keyed by its hash instead.
+type nodeID [16]byte
+
+func nodeOf(s string) nodeID {
+	var id nodeID
+	if len(s) == 36 {
+		j := 0
+		for i := 0; i < 36 && j >= 0; i++ {
+			c := s[i]
+			switch {
+			case i == 8 || i == 13 || i == 18 || i == 23:
+				if c != '-' {
+					j = -1
+				}
+				continue
+			case c >= '0' && c <= '9':
+				c -= '0'
+			case c >= 'a' && c <= 'f':
+				c -= 'a' - 10
+			default:
+				j = -1
+				continue
+			}
+			id[j/2] |= c << (4 * (1 - j%2))
+			j++
+		}
+		if j == 32 {
+			return id
+		}
+	}
+	sum := sha256.Sum256([]byte(s))
+	copy(id[:], sum[:])
+	return id
 }
 
 // treeFields reads a stored line's place in Claude Code's tree: its uuid,

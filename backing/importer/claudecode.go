@@ -18,8 +18,9 @@ type claudeDecoder struct {
 	// lastResponse is message.id of the last message line when it was an
 	// assistant's: a next line with the same id continues that response.
 	lastResponse string
-	// ids are the uuids already given to a message as its "id".
-	ids map[string]bool
+	// ids are the uuids already given to a message as its "id" (as
+	// nodeOf keys them: a big session has a million).
+	ids map[nodeID]bool
 }
 
 func newClaudeDecoder() *claudeDecoder {
@@ -50,13 +51,13 @@ func (d *claudeDecoder) line(line []byte) error {
 	// second line, so only the first carries it as "id" (both keep it in
 	// "source").
 	if id := str(msg.id); id != "" {
-		if d.ids[id] {
+		if k := nodeOf(id); d.ids[k] {
 			msg.id = nil
 		} else {
 			if d.ids == nil {
-				d.ids = map[string]bool{}
+				d.ids = map[nodeID]bool{}
 			}
-			d.ids[id] = true
+			d.ids[k] = true
 		}
 	}
 	raw, err := msg.build(line)
@@ -189,6 +190,10 @@ func claudeContext(m map[string]json.RawMessage, msg message) string {
 }
 
 func (d *claudeDecoder) session() *Session { return &d.s }
+
+// final and dropped make it a streamer: a message is final once made.
+func (d *claudeDecoder) final() int  { return len(d.s.Messages) }
+func (d *claudeDecoder) dropped(int) {}
 
 func (d *claudeDecoder) finish() *Session {
 	for _, t := range []string{d.custom, d.ai, d.summary} {

@@ -232,6 +232,21 @@ func typedPrompt(p map[string]json.RawMessage) (string, bool) {
 
 func (d *codexDecoder) session() *Session { return &d.s }
 
+// final and dropped make it a streamer: a user message is final once
+// settled, and so is every message after the first that is not.
+func (d *codexDecoder) final() int {
+	if len(d.pending) > 0 {
+		return d.pending[0]
+	}
+	return len(d.s.Messages)
+}
+
+func (d *codexDecoder) dropped(k int) {
+	for i := range d.pending {
+		d.pending[i] -= k
+	}
+}
+
 // finish leaves a user message still pending as a prompt: nothing after it
 // said otherwise, and a source cut short (an agent still writing) ends
 // this way right after its newest prompt.

@@ -1,10 +1,10 @@
 package importer
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -125,7 +125,10 @@ func (r *Importer) file(path string) Result {
 	return res
 }
 
-// importFile is file, but for the Result's Path.
+// importFile is file, but for the Result's Path. The source is read in
+// pieces (stream.go): once for its size and hash, once decoded for what
+// the session is and where each line goes, and once more, decoded again
+// unless its lines were few enough to keep, to store them.
 func (r *Importer) importFile(path string) Result {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -134,12 +137,22 @@ func (r *Importer) importFile(path string) Result {
 	if name, ok, err := r.unchanged(path, fi); ok || err != nil {
 		return Result{Name: name, Err: err}
 	}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return Result{Err: err}
 	}
-	data = completeLines(data)
-	format, err := r.sourceFormat(data, r.opts.Format)
+	defer f.Close()
+	// The bytes imported of the file found here last: a source that grew
+	// is checked against them (sameSource) without a read of its own.
+	prefix := int64(-1)
+	if e := r.byPath[path]; e != nil && e.stamp.size > 0 {
+		prefix = e.stamp.size
+	}
+	sf, err := readSource(f, prefix)
+	if err != nil {
+		return Result{Err: err}
+	}
+	format, err := r.sourceFormat(sf.lines(), r.opts.Format)
 	if err != nil {
 		return Result{Err: err}
 	}
@@ -151,21 +164,17 @@ func (r *Importer) importFile(path string) Result {
 		s      backing.Session
 		m      backing.Meta
 	)
-	if id, err := PeekID(bytes.NewReader(data), format); err == nil {
+	if id, err := PeekID(sf.lines(), format); err == nil {
 		k, looked = keyOf(format, id, path), true
 		if s, m, err = r.find(k); err != nil {
 			return Result{Err: err}
 		}
-		if s != nil && upToDate(m, data) {
+		if s != nil && upToDate(m, sf) {
 			return Result{Name: m.Name, Err: r.seenAt(s, m, path, fileTime(fi))}
 		}
 	}
 	r.Decoded++
-	src, err := Decode(bytes.NewReader(data), format)
-	if err != nil {
-		return Result{Err: err}
-	}
-	main, forks, err := src.Branches()
+	src, plan, err := planSource(sf, format)
 	if err != nil {
 		return Result{Err: err}
 	}
@@ -180,10 +189,10 @@ func (r *Importer) importFile(path string) Result {
 	}
 	res := Result{New: s == nil}
 	if s != nil {
-		if err := r.sameSource(m, data); errors.Is(err, ErrRewritten) && r.opts.Sync {
+		if err := r.sameSource(m, sf); errors.Is(err, ErrRewritten) && r.opts.Sync {
 			res = Result{New: true, Replaced: m.Name}
 			old := s
-			if s, m, err = r.newSession(k, src, data, path); err != nil {
+			if s, m, err = r.newSession(k, src, sf, path); err != nil {
 				return Result{Name: res.Replaced, Err: err}
 			}
 			if err := r.replace(k, old, s, m); err != nil {
@@ -194,18 +203,18 @@ func (r *Importer) importFile(path string) Result {
 		} else if err := r.seenAt(s, m, path, ""); err != nil {
 			return Result{Name: m.Name, Err: err}
 		}
-	} else if s, m, err = r.newSession(k, src, data, path); err != nil {
+	} else if s, m, err = r.newSession(k, src, sf, path); err != nil {
 		return Result{Err: err}
 	}
 	res.Name = m.Name
-	n, err := storeMissing(s, main, forks)
+	n, err := storeSource(s, sf, format, plan)
 	res.Stored = res.New || n > 0
 	if err != nil {
 		res.Err = err
 		return res
 	}
-	if res.New || n > 0 || !upToDate(m, data) {
-		if err := r.recordImported(k, s, data, fileTime(fi)); err != nil {
+	if res.New || n > 0 || !upToDate(m, sf) {
+		if err := r.recordImported(k, s, sf, fileTime(fi)); err != nil {
 			res.Err = err
 		}
 	}
@@ -214,12 +223,12 @@ func (r *Importer) importFile(path string) Result {
 
 // newSession makes the session of source k, named for what it is (see
 // names.go), and indexes it.
-func (r *Importer) newSession(k sourceKey, src *Session, data []byte, path string) (backing.Session, backing.Meta, error) {
+func (r *Importer) newSession(k sourceKey, src *Session, sf *sourceFile, path string) (backing.Session, backing.Meta, error) {
 	// Where the session came from, and what the source says of itself
 	// beyond the fields meta.json has, under one key.
 	o := Origin{Format: k.format, ID: src.SourceID, Path: path, Subagent: k.subagent}
 	o.set(src.Extra)
-	o.imported(data)
+	o.importedSum(int(sf.size), sf.sum)
 	raw, err := json.Marshal(o)
 	if err != nil {
 		return nil, backing.Meta{}, err
@@ -256,8 +265,8 @@ func begun(src *Session, path string) bool {
 // must be the format asked for unless that is auto. A file of another
 // format, or of none, is refused by what it is, rather than decoded into
 // an empty session.
-func (r *Importer) sourceFormat(data []byte, want Format) (Format, error) {
-	found, err := Detect(bytes.NewReader(data))
+func (r *Importer) sourceFormat(head io.Reader, want Format) (Format, error) {
+	found, err := Detect(head)
 	var unknown *DetectError
 	switch {
 	case errors.As(err, &unknown) && want == Auto:
@@ -272,24 +281,12 @@ func (r *Importer) sourceFormat(data []byte, want Format) (Format, error) {
 	return found, nil
 }
 
-// upToDate says whether the session of meta.json m holds all of data: an import of exactly these
-// bytes finished (meta.json says so once every line is stored).
-func upToDate(m backing.Meta, data []byte) bool {
+// upToDate says whether the session of meta.json m holds all of source
+// sf: an import of exactly these bytes finished (meta.json says so once
+// every line is stored).
+func upToDate(m backing.Meta, sf *sourceFile) bool {
 	o, ok := OriginOf(m)
-	return ok && o.Complete && o.holds(data)
-}
-
-// completeLines drops a last line that is not complete JSON: an agent in
-// the middle of writing it. The next import takes it whole.
-func completeLines(data []byte) []byte {
-	if validJSON(data) {
-		return data // one JSON document (Gemini's older format), whole
-	}
-	nl := bytes.LastIndexByte(data, '\n')
-	if last := bytes.TrimSpace(data[nl+1:]); len(last) > 0 && !validJSON(last) {
-		return data[:nl+1]
-	}
-	return data
+	return ok && o.Complete && o.holdsSum(int(sf.size), sf.sum)
 }
 
 // ErrRewritten is the error (errors.Is) of a source that changed since it
@@ -301,13 +298,21 @@ var ErrRewritten = errors.New("the source changed since it was imported (it did 
 // starts with the bytes imported then. Else the way out is to move the
 // session to the trash: an import finds a session by its source's id,
 // whatever it is called, so renaming it would not help.
-func (r *Importer) sameSource(m backing.Meta, data []byte) error {
+func (r *Importer) sameSource(m backing.Meta, sf *sourceFile) error {
 	o, _ := OriginOf(m)
 	if o.Bytes == nil {
 		return fmt.Errorf("session %q was imported by an earlier sessfs, which kept no record to grow it by: "+
 			"remove it (%s) and import again", m.Name, r.opts.RemoveCommand(m.Name))
 	}
-	if *o.Bytes > len(data) || !o.holds(data[:*o.Bytes]) {
+	rewritten := int64(*o.Bytes) > sf.size
+	if !rewritten {
+		sum, err := sf.sumOf(int64(*o.Bytes))
+		if err != nil {
+			return err
+		}
+		rewritten = sum != o.SHA256
+	}
+	if rewritten {
 		return fmt.Errorf("%w: to import it afresh, move session %q to the trash first (%s)",
 			ErrRewritten, m.Name, r.opts.RemoveCommand(m.Name))
 	}
@@ -317,13 +322,13 @@ func (r *Importer) sameSource(m backing.Meta, data []byte) error {
 // recordImported notes in meta.json the bytes now imported, all stored,
 // and the time of the file they were read from; the index (of source k)
 // too, for the quick check.
-func (r *Importer) recordImported(k sourceKey, s backing.Session, data []byte, mtime string) error {
+func (r *Importer) recordImported(k sourceKey, s backing.Session, sf *sourceFile, mtime string) error {
 	m, err := s.Meta()
 	if err != nil {
 		return err
 	}
 	o, _ := OriginOf(m)
-	o.imported(data)
+	o.importedSum(int(sf.size), sf.sum)
 	o.Complete, o.MTime = true, mtime
 	raw, err := json.Marshal(o)
 	if err != nil {
@@ -333,7 +338,7 @@ func (r *Importer) recordImported(k sourceKey, s backing.Session, data []byte, m
 		return err
 	}
 	if e := r.index[k]; e != nil && e.id == s.ID() {
-		e.stamp = quickStamp{int64(len(data)), mtime}
+		e.stamp = quickStamp{sf.size, mtime}
 	}
 	return nil
 }

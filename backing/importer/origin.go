@@ -147,17 +147,28 @@ func (o Origin) MarshalJSON() ([]byte, error) {
 // with it (it only grew), and an export of the original that it gives it
 // back.
 func (o *Origin) imported(data []byte) {
-	n, sum := len(data), sha256.Sum256(data)
-	o.Bytes, o.SHA256 = &n, hex.EncodeToString(sum[:])
+	sum := sha256.Sum256(data)
+	o.importedSum(len(data), hex.EncodeToString(sum[:]))
+}
+
+// importedSum is imported of the first n bytes of a source, of hash sum
+// (hex SHA-256), as an import that reads the source in pieces knows them.
+func (o *Origin) importedSum(n int, sum string) {
+	o.Bytes, o.SHA256 = &n, sum
 }
 
 // holds says whether data is exactly what has been imported.
 func (o Origin) holds(data []byte) bool {
 	if o.Bytes == nil || *o.Bytes != len(data) {
-		return false
+		return false // no hash to make
 	}
 	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]) == o.SHA256
+	return o.holdsSum(len(data), hex.EncodeToString(sum[:]))
+}
+
+// holdsSum is holds of n bytes of hash sum (hex SHA-256).
+func (o Origin) holdsSum(n int, sum string) bool {
+	return o.Bytes != nil && *o.Bytes == n && sum == o.SHA256
 }
 
 // key is the key of the source o names.

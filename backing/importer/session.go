@@ -115,28 +115,32 @@ func Decode(r io.Reader, f Format) (*Session, error) {
 		}
 		r = bytes.NewReader(data)
 	}
-	err = eachLine(r, func(n int, line []byte) error {
-		if !validJSON(line) {
-			var v any
-			return &LineError{n, fmt.Errorf("not valid JSON: %v", json.Unmarshal(line, &v))}
-		}
-		before := d.session().Events
-		if err := d.line(line); err != nil {
-			return &LineError{n, err}
-		}
-		if s := d.session(); len(s.Events) > len(before) {
-			s.EventLine = append(s.EventLine, n)
-		} else {
-			s.MessageLine = append(s.MessageLine, n)
-		}
-		return nil
-	})
+	err = eachLine(r, func(n int, line []byte) error { return decodeLine(d, n, line) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f, err)
 	}
 	s := d.finish()
 	s.Format = f
 	return s, nil
+}
+
+// decodeLine has d decode line n of a file, which becomes one message or
+// one event of its session.
+func decodeLine(d lineDecoder, n int, line []byte) error {
+	if !validJSON(line) {
+		var v any
+		return &LineError{n, fmt.Errorf("not valid JSON: %v", json.Unmarshal(line, &v))}
+	}
+	before := len(d.session().Events)
+	if err := d.line(line); err != nil {
+		return &LineError{n, err}
+	}
+	if s := d.session(); len(s.Events) > before {
+		s.EventLine = append(s.EventLine, n)
+	} else {
+		s.MessageLine = append(s.MessageLine, n)
+	}
+	return nil
 }
 
 // DecodeFile detects the format of the file at path and decodes it.

@@ -22,30 +22,53 @@ const EventRole = backing.EventRole
 // of a grown source ends.
 func (s *Session) StoreLines() ([][]byte, error) {
 	out := make([][]byte, 0, len(s.Messages)+len(s.Events))
+	err := s.eachStoreLine(func(_ int, stored []byte) error {
+		out = append(out, stored)
+		return nil
+	})
+	return out, err
+}
+
+// eachStoreLine is StoreLines one line at a time: fn gets each line's
+// store message and its line number, in file order.
+func (s *Session) eachStoreLine(fn func(seq int, stored []byte) error) error {
 	mi, ei := 0, 0
 	for mi < len(s.Messages) || ei < len(s.Events) {
 		if ei < len(s.Events) && (mi == len(s.Messages) || s.EventLine[ei] < s.MessageLine[mi]) {
-			ev := s.Events[ei]
-			msg := message{role: json.RawMessage(`"` + EventRole + `"`), content: json.RawMessage(`""`)}
-			if f := fields(ev); f != nil {
-				msg.ts = stringOrNil(f["timestamp"]) // Claude Code and Codex date every line
-				if msg.ts == nil {
-					msg.ts = stringOrNil(f["startTime"]) // Gemini CLI's metadata line
-				}
-			}
-			raw, err := msg.build(ev)
+			raw, err := eventMessage(s.Events[ei], s.EventLine[ei])
 			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", s.EventLine[ei], err)
+				return err
 			}
-			kind, _ := json.Marshal(eventKind(ev))
-			out = append(out, withField(raw, "event", kind, "source_seq", strconv.Itoa(s.EventLine[ei])))
+			if err := fn(s.EventLine[ei], raw); err != nil {
+				return err
+			}
 			ei++
 			continue
 		}
-		out = append(out, withField(s.Messages[mi], "source_seq", strconv.Itoa(s.MessageLine[mi])))
+		n := s.MessageLine[mi]
+		if err := fn(n, withField(s.Messages[mi], "source_seq", strconv.Itoa(n))); err != nil {
+			return err
+		}
 		mi++
 	}
-	return out, nil
+	return nil
+}
+
+// eventMessage is the store message of event line ev, line n of its file.
+func eventMessage(ev []byte, n int) ([]byte, error) {
+	msg := message{role: json.RawMessage(`"` + EventRole + `"`), content: json.RawMessage(`""`)}
+	if f := fields(ev); f != nil {
+		msg.ts = stringOrNil(f["timestamp"]) // Claude Code and Codex date every line
+		if msg.ts == nil {
+			msg.ts = stringOrNil(f["startTime"]) // Gemini CLI's metadata line
+		}
+	}
+	raw, err := msg.build(ev)
+	if err != nil {
+		return nil, fmt.Errorf("line %d: %w", n, err)
+	}
+	kind, _ := json.Marshal(eventKind(ev))
+	return withField(raw, "event", kind, "source_seq", strconv.Itoa(n)), nil
 }
 
 // withField adds members to a JSON object written by build, before its
