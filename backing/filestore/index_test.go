@@ -1,6 +1,7 @@
 package filestore
 
 import (
+	"database/sql"
 	"fmt"
 	"os"
 	"slices"
@@ -317,5 +318,38 @@ func TestBuildReadsAhead(t *testing.T) {
 	hits, err := st.Search(backing.Query{Text: "laterq1", AllBranches: true})
 	if err != nil || len(hits) != 1 || hits[0].BranchName != "x" || hits[0].Turn != 4 {
 		t.Errorf("laterq1 after the build: %+v, %v", hits, err)
+	}
+}
+
+// Seeding a usage key's tally (a response of many lines) finds its rows
+// by the index on (session, ukey), not by reading every message of the
+// store: what made building the index quadratic in the store's size.
+func TestSeedUsesTheIndex(t *testing.T) {
+	st, _ := openLogged(t, t.TempDir(), Options{Sync: SyncNone})
+	if _, err := st.Catalog(backing.CatalogQuery{}); err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	err := st.idx.use(func(db *sql.DB) error {
+		rows, err := db.Query(`EXPLAIN QUERY PLAN `+seedQuery, "s", "k")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				return err
+			}
+			plan = append(plan, detail)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 1 || !strings.Contains(plan[0], "USING INDEX messages_ukey") {
+		t.Errorf("seed's query plan: %q, want a search of messages_ukey", plan)
 	}
 }

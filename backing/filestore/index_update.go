@@ -270,13 +270,20 @@ func (w *writer) insertChunk(session, branch string, c *chunk, tally *backing.Ta
 	return w.addSpent(session, spent, 1)
 }
 
+// seedQuery sums what the rows of a session's usage key counted (seed).
+// Its last condition is what lets SQLite use the partial index
+// messages_ukey: without it SQLite cannot tell that a bound key is not the
+// empty string, and it read every message of the store for each key,
+// once per response of every session, so that building the index of
+// 200 MB of sessions took many minutes.
+const seedQuery = `SELECT min(model), coalesce(sum(input), 0), coalesce(sum(output), 0), coalesce(sum(cache_read), 0),
+	coalesce(sum(cache_write), 0), coalesce(sum(reasoning), 0) FROM messages WHERE session = ? AND ukey = ? AND ukey != ''`
+
 // seed restores into tally what the session's rows counted under key.
 func (w *writer) seed(tally *backing.Tally, session, key string) error {
 	var u backing.Usage
 	var model sql.NullString
-	err := w.scan(`SELECT min(model), coalesce(sum(input), 0), coalesce(sum(output), 0), coalesce(sum(cache_read), 0),
-		coalesce(sum(cache_write), 0), coalesce(sum(reasoning), 0) FROM messages WHERE session = ? AND ukey = ?`,
-		[]any{session, key}, &model, &u.Input, &u.Output, &u.CacheRead, &u.CacheWrite, &u.Reasoning)
+	err := w.scan(seedQuery, []any{session, key}, &model, &u.Input, &u.Output, &u.CacheRead, &u.CacheWrite, &u.Reasoning)
 	if err != nil || !model.Valid {
 		return err
 	}
