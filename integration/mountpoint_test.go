@@ -1,8 +1,11 @@
 package integration
 
 import (
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,6 +93,50 @@ func TestMountClearsDeadMount(t *testing.T) {
 		}
 		if !strings.Contains(p.stderr.String(), "dead mount") {
 			t.Errorf("sessfs mount did not say it cleared the dead mount: %q", p.stderr.String())
+		}
+	}
+}
+
+// A mount told to stop (SIGTERM) the moment its mount point is live
+// unmounts and exits 0: the signal is caught from before the mount, so a
+// service manager or a user's Ctrl-C at start never leaves a dead mount.
+func TestMountStoppedAsItStarts(t *testing.T) {
+	requireFUSE(t)
+	needCLI(t)
+	store := filepath.Join(t.TempDir(), "store")
+	cli(t, store, "new", "s")
+	mnt := mountDir(t)
+	register(mnt)
+	for try := range 20 {
+		cmd := exec.Command(sessfsBin, "mount", "--store", store, mnt)
+		var stderr lockedBuffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		// Poll without sleeping, to signal as soon as the kernel lists
+		// the mount.
+		deadline := time.Now().Add(10 * time.Second)
+		for !mounttest.IsMountPoint(mnt) && time.Now().Before(deadline) {
+			runtime.Gosched()
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			err = <-done
+			t.Errorf("try %d: sessfs mount still running 10 s after SIGTERM", try)
+		}
+		if err != nil {
+			t.Errorf("try %d: sessfs mount exited with %v after SIGTERM, want 0\n%s", try, err, stderr.String())
+		}
+		if mounttest.IsMountPoint(mnt) {
+			mounttest.ForceUnmount(mnt)
+			t.Fatalf("try %d: %s still mounted after sessfs mount exited", try, mnt)
 		}
 	}
 }

@@ -165,15 +165,17 @@ func runMount(args []string) int {
 		// runs. A read-only mount could make none: it has no tmp/.
 		fo.Tmp = ephemeralStore()
 	}
+	// Unmount on Ctrl-C and SIGTERM; Wait returns once unmounted, whoever
+	// unmounts. Caught from before the mount: the mount point is live
+	// (and a signal may come) before fs.Mount returns, and a signal not
+	// caught then would end the process and leave a dead mount.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	server, err := fs.Mount(mnt, fsnode.New(st, fo), fsnode.MountOptions(st, fo))
 	if err != nil {
 		// go-fuse's message can end in a newline: one line, then the hint.
 		return c.fail(fmt.Errorf("mount %s: %s%s", mnt, strings.TrimSpace(err.Error()), mountHint()))
 	}
-	// Unmount on Ctrl-C and SIGTERM; Wait returns once unmounted, whoever
-	// unmounts.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		<-sigs
 		if server.Unmount() == nil {
