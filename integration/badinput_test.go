@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hanwen/go-fuse/v2/fs"
-
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/backing/filestore"
 	"github.com/sessfs/sessfs/fsnode"
@@ -93,7 +91,7 @@ func TestBadInput(t *testing.T) {
 	}
 	mnt := mountDir(t)
 	register(mnt)
-	server, err := fs.Mount(mnt, fsnode.New(st, fsnode.Options{}), fsnode.MountOptions(st, fsnode.Options{}))
+	server, err := fsnode.MountServer(mnt, fsnode.New(st, fsnode.Options{}), fsnode.MountOptions(st, fsnode.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,6 @@ import (
 
 	"github.com/sessfs/sessfs/integration/realdata"
 
-	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/sessfs/sessfs/backing"
@@ -155,7 +154,7 @@ func mountStore(t *testing.T, storeDir, mnt string, opts fsnode.Options) *mount 
 		t.Fatalf("open store: %v", err)
 	}
 	register(mnt)
-	server, err := fs.Mount(mnt, fsnode.New(st, opts), fsnode.MountOptions(st, opts))
+	server, err := fsnode.MountServer(mnt, fsnode.New(st, opts), fsnode.MountOptions(st, opts))
 	if err != nil {
 		t.Fatalf("mount %s: %v", mnt, err)
 	}

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hanwen/go-fuse/v2/fs"
-
 	"github.com/sessfs/sessfs/backing/filestore"
 	"github.com/sessfs/sessfs/fsnode"
 )
@@ -29,7 +27,7 @@ func mountHeld(t *testing.T, bo filestore.Options, opts fsnode.Options) (*mount,
 		t.Fatal(err)
 	}
 	root := fsnode.New(st, opts)
-	server, err := fs.Mount(mnt, root, fsnode.MountOptions(st, opts))
+	server, err := fsnode.MountServer(mnt, root, fsnode.MountOptions(st, opts))
 	if err != nil {
 		t.Fatalf("mount %s: %v", mnt, err)
 	}

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessfs/sessfs/fsnode"
 	"github.com/sessfs/sessfs/integration/mounttest"
 )
 
@@ -139,4 +141,46 @@ func TestMountStoppedAsItStarts(t *testing.T) {
 			t.Fatalf("try %d: %s still mounted after sessfs mount exited", try, mnt)
 		}
 	}
+}
+
+// A program started while the process mounts does not inherit the
+// mount's /dev/fuse descriptor (fsnode.MountServer): one that kept it
+// would keep the mount's connection alive after its server ends, and
+// every access to the mount would hang instead of failing.
+func TestMountFDNotInherited(t *testing.T) {
+	requireFUSE(t)
+	if os.Getuid() != 0 {
+		t.Skip("only root's direct mount opens /dev/fuse in this process")
+	}
+	store := filepath.Join(t.TempDir(), "store")
+	stop := make(chan struct{})
+	leaked := make(chan string, 1)
+	spawned := 0
+	go func() {
+		defer close(leaked)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			out, _ := exec.Command("ls", "-l", "/proc/self/fd").Output()
+			spawned++
+			if strings.Contains(string(out), "/dev/fuse") {
+				leaked <- string(out)
+				return
+			}
+		}
+	}()
+	for range 40 {
+		m := mountStore(t, store, mountDir(t), fsnode.Options{})
+		if err := m.unmount(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	if out, ok := <-leaked; ok {
+		t.Fatalf("a program started during a mount holds /dev/fuse:\n%s", out)
+	}
+	t.Logf("%d programs started during 40 mounts", spawned)
 }

@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hanwen/go-fuse/v2/fs"
-
 	"github.com/sessfs/sessfs/backing/importer"
 	"github.com/sessfs/sessfs/fsnode"
 )
@@ -171,7 +169,7 @@ func runMount(args []string) int {
 	// caught then would end the process and leave a dead mount.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	server, err := fs.Mount(mnt, fsnode.New(st, fo), fsnode.MountOptions(st, fo))
+	server, err := fsnode.MountServer(mnt, fsnode.New(st, fo), fsnode.MountOptions(st, fo))
 	if err != nil {
 		// go-fuse's message can end in a newline: one line, then the hint.
 		return c.fail(fmt.Errorf("mount %s: %s%s", mnt, strings.TrimSpace(err.Error()), mountHint()))

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/sessfs/sessfs/backing"
@@ -70,7 +69,7 @@ var (
 func mountStore(c *config, st backing.Store) (string, *fuse.Server, time.Duration) {
 	mnt := must1(os.MkdirTemp(c.work, "mnt-"))
 	t0 := time.Now()
-	server, err := fs.Mount(mnt, fsnode.New(st, fsnode.Options{}), fsnode.MountOptions(st, fsnode.Options{}))
+	server, err := fsnode.MountServer(mnt, fsnode.New(st, fsnode.Options{}), fsnode.MountOptions(st, fsnode.Options{}))
 	must(err)
 	mountsMu.Lock()
 	mounts[mnt] = server
