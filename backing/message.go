@@ -72,32 +72,52 @@ func parseHeader(raw []byte) (header, error) {
 	}
 	h, role := headerOf(raw)
 	h.compact = compact
+	return h, checkHeader(h, role)
+}
+
+// checkHeader checks what ValidateMessage asks of the members of header
+// h; role is the raw value of "role".
+func checkHeader(h header, role []byte) error {
 	switch FirstByte(role) {
 	case '"':
 	case 0:
-		return h, fmt.Errorf("%w: missing \"role\" (keys are case-sensitive)", ErrInvalid)
+		return fmt.Errorf("%w: missing \"role\" (keys are case-sensitive)", ErrInvalid)
 	default:
-		return h, fmt.Errorf("%w: \"role\" must be a string", ErrInvalid)
+		return fmt.Errorf("%w: \"role\" must be a string", ErrInvalid)
 	}
 	if h.Role == "" {
-		return h, fmt.Errorf("%w: empty \"role\"", ErrInvalid)
+		return fmt.Errorf("%w: empty \"role\"", ErrInvalid)
 	}
 	switch FirstByte(h.Content) {
 	case '"', '[':
 	case 0:
-		return h, fmt.Errorf("%w: missing \"content\" (keys are case-sensitive)", ErrInvalid)
+		return fmt.Errorf("%w: missing \"content\" (keys are case-sensitive)", ErrInvalid)
 	default:
-		return h, fmt.Errorf("%w: \"content\" must be a string or an array", ErrInvalid)
+		return fmt.Errorf("%w: \"content\" must be a string or an array", ErrInvalid)
 	}
 	for _, f := range []struct {
 		name string
 		v    json.RawMessage
 	}{{"id", h.ID}, {"ts", h.TS}, {"context", h.Context}} {
 		if f.v != nil && FirstByte(f.v) != '"' {
-			return h, fmt.Errorf("%w: %q must be a string", ErrInvalid, f.name)
+			return fmt.Errorf("%w: %q must be a string", ErrInvalid, f.name)
 		}
 	}
-	return h, nil
+	return nil
+}
+
+// CheckBuilt is ValidateMessage of msg, a JSON object its writer built
+// of values of valid JSON, whose "role", "content", "id", "ts" and
+// "context" are these (nil: absent): it checks the encoding and these
+// members, not the syntax. An importer builds every message of an agent's
+// line it has checked; scanning the message again, and walking it for
+// these members, took as long as reading the line.
+func CheckBuilt(msg, role, content, id, ts, context []byte) error {
+	if !utf8.Valid(msg) {
+		return fmt.Errorf("%w: not valid UTF-8", ErrInvalid)
+	}
+	h := header{Role: stringOf(role), Content: content, ID: id, TS: ts, Context: context}
+	return checkHeader(h, role)
 }
 
 // headerOf reads the header of raw, valid JSON, without checking it

@@ -79,8 +79,24 @@ func FuzzValidateMessage(f *testing.F) {
 		if (verr == nil) != (perr == nil) {
 			t.Fatalf("validate says %v, prepare says %v", verr, perr)
 		}
+		// What an importer checks of the messages it builds, and the
+		// kind it tells of them, are the store's.
+		valid, _ := ScanJSON(raw)
+		if !valid || FirstByte(raw) != '{' {
+			if verr == nil {
+				t.Fatalf("validate takes %q", raw)
+			}
+			return
+		}
+		f := Members(raw, "role", "content", "id", "ts", "context", "event")
+		if cerr := CheckBuilt(raw, f[0], f[1], f[2], f[3], f[4]); (cerr == nil) != (verr == nil) {
+			t.Fatalf("validate says %v, CheckBuilt says %v", verr, cerr)
+		}
 		if verr != nil {
 			return
+		}
+		if k, _, _ := Classify(line); f[5] == nil && KindOfParts(StringOf(f[0]), f[1], f[4] != nil) != k {
+			t.Fatalf("KindOfParts says %+v, Classify %+v", KindOfParts(StringOf(f[0]), f[1], f[4] != nil), k)
 		}
 		if bytes.IndexByte(line, '\n') >= 0 {
 			t.Fatalf("prepared line holds a newline: %q", line)

@@ -49,6 +49,18 @@ func IsPrompt(line []byte) bool {
 	return err == nil && k.Prompt
 }
 
+// KindOfParts is KindOf of a message of this role and content, with a
+// "context" member or not, that is not an event: for a writer that knows
+// them, as an importer does of each message it builds, without reading it
+// back.
+func KindOfParts(role string, content []byte, context bool) Kind {
+	h := header{Role: role, Content: content}
+	if context {
+		h.Context = []byte(`""`) // kindOf asks only whether there is one
+	}
+	return kindOf(h)
+}
+
 func kindOf(h header) Kind {
 	context := h.Context != nil || h.Role == "system" || h.Role == "developer"
 	return Kind{

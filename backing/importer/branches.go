@@ -2,6 +2,7 @@ package importer
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -33,7 +34,7 @@ func (s *Session) Branches() (main [][]byte, forks []Fork, err error) {
 	}
 	var sp splitter
 	for _, l := range lines {
-		sp.add(l)
+		sp.add(nodeOfStored(l))
 	}
 	branchOf, plans := sp.split()
 	own := make([][][]byte, len(plans)+1)
@@ -72,22 +73,21 @@ type splitter struct {
 // fork) and its index among that branch's own lines.
 type place struct{ branch, pos int32 }
 
-// add places the next store line.
-func (sp *splitter) add(line []byte) {
+// add places the next store line, by its place in the tree.
+func (sp *splitter) add(n treeNode) {
 	if sp.own == nil {
 		sp.own, sp.inherited, sp.parent, sp.names = [][]int32{nil}, []int{0}, []int{-1}, []string{""}
 		sp.where, sp.hasChild = map[nodeID]place{}, map[nodeID]bool{}
 	}
 	i := sp.n
 	sp.n++
-	uuidS, upS, prompt, side := treeFields(line)
-	uuid, up := nodeOf(uuidS), nodeOf(upS)
+	uuid, up := n.uuid, n.parent
 	own, where := sp.own, sp.where
-	if side {
+	if n.sidechain {
 		// A subagent's lines: its own branch, forked where the
 		// conversation was when it started, and growing apart.
 		b, ok := where[up]
-		if !ok || upS == "" || !strings.HasPrefix(sp.names[b.branch], "subagent-") {
+		if !ok || !n.hasParent || !strings.HasPrefix(sp.names[b.branch], "subagent-") {
 			sp.subagents++
 			sp.own = append(sp.own, nil)
 			sp.inherited = append(sp.inherited, sp.inherited[sp.cur]+len(own[sp.cur]))
@@ -95,13 +95,13 @@ func (sp *splitter) add(line []byte) {
 			sp.names = append(sp.names, fmt.Sprintf("subagent-%d", sp.subagents))
 			b = place{branch: int32(len(sp.own) - 1)}
 		}
-		if uuidS != "" {
+		if n.hasUUID {
 			where[uuid] = place{b.branch, int32(len(sp.own[b.branch]))}
 		}
 		sp.own[b.branch] = append(sp.own[b.branch], i)
 		return
 	}
-	if upS != "" && prompt && sp.hasChild[up] {
+	if n.hasParent && n.prompt && sp.hasChild[up] {
 		if p, ok := where[up]; ok && int(p.pos)+1 < len(own[p.branch]) {
 			// A rewind to p: what p's branch gained after it moves
 			// to a new fork, and the conversation goes on in p's branch.
@@ -126,13 +126,13 @@ func (sp *splitter) add(line []byte) {
 			sp.cur = int(p.branch)
 		}
 	}
-	if upS != "" {
+	if n.hasParent {
 		sp.hasChild[up] = true
 	}
-	if p, ok := where[up]; ok && upS != "" {
+	if p, ok := where[up]; ok && n.hasParent {
 		sp.cur = int(p.branch) // a line goes on in its parent's branch
 	}
-	if uuidS != "" {
+	if n.hasUUID {
 		where[uuid] = place{int32(sp.cur), int32(len(sp.own[sp.cur]))}
 	}
 	sp.own[sp.cur] = append(sp.own[sp.cur], i)
@@ -189,15 +189,39 @@ func nodeOf(s string) nodeID {
 	return id
 }
 
-// treeFields reads a stored line's place in Claude Code's tree: its uuid,
-// its parent's, whether it is a prompt the user typed (the store's turn
-// rule), and whether it is a sidechain's.
-func treeFields(stored []byte) (uuid, parent string, prompt, sidechain bool) {
+// treeNode is a line's place in Claude Code's tree: its uuid, its
+// parent's, whether it is a prompt the user typed (the store's turn rule),
+// and whether it is a sidechain's.
+type treeNode struct {
+	uuid, parent       nodeID
+	hasUUID, hasParent bool // the uuid, the parent's, is not ""
+	prompt, sidechain  bool
+}
+
+// nodeOfLine is the place of an agent's line, m its members, and prompt
+// whether the message made of it is one: what Claude Code's decoder tells
+// the splitter of each line as it makes its message (nodeOfStored reads
+// the same back from the message).
+func nodeOfLine(m map[string]json.RawMessage, prompt bool) treeNode {
+	parent := m["parentUuid"]
+	if backing.StringOf(parent) == "" {
+		parent = m["logicalParentUuid"] // a compaction's new root goes on where it left off
+	}
+	return newTreeNode(backing.StringOf(m["uuid"]), backing.StringOf(parent), prompt, string(m["isSidechain"]) == "true")
+}
+
+func newTreeNode(uuid, parent string, prompt, sidechain bool) treeNode {
+	return treeNode{uuid: nodeOf(uuid), parent: nodeOf(parent), hasUUID: uuid != "", hasParent: parent != "",
+		prompt: prompt, sidechain: sidechain}
+}
+
+// nodeOfStored reads a stored line's place in the tree.
+func nodeOfStored(stored []byte) treeNode {
 	src := backing.Members(stored, "source")[0]
 	f := backing.Members(src, "uuid", "parentUuid", "logicalParentUuid", "isSidechain")
-	uuid, parent = backing.StringOf(f[0]), backing.StringOf(f[1])
+	uuid, parent := backing.StringOf(f[0]), backing.StringOf(f[1])
 	if parent == "" {
 		parent = backing.StringOf(f[2]) // a compaction's new root goes on where it left off
 	}
-	return uuid, parent, backing.KindOf(stored).Prompt, string(f[3]) == "true"
+	return newTreeNode(uuid, parent, backing.KindOf(stored).Prompt, string(f[3]) == "true")
 }

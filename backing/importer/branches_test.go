@@ -147,3 +147,51 @@ func TestBranchesSubagent(t *testing.T) {
 		t.Errorf("forks = %+v", forks)
 	}
 }
+
+// The place in the tree Claude Code's decoder gives each line as it
+// decodes it (what a streaming import splits branches by) is the one its
+// stored message says (what Branches splits them by), line for line: on
+// real sessions and on one of rewinds, subagents, compactions and
+// context.
+func TestDecoderNodesAsStored(t *testing.T) {
+	sources := map[string][]byte{
+		"rewinds": []byte(strings.Join(append(rewindSession(),
+			`{"type":"system","subtype":"compact_boundary","uuid":"c1","parentUuid":null,"logicalParentUuid":"a7","content":"Conversation compacted","timestamp":"2025-01-01T00:00:00Z"}`,
+			`{"type":"user","uuid":"c2","parentUuid":"c1","isMeta":true,"message":{"role":"user","content":"<command-name>/x</command-name>"}}`,
+			`{"type":"user","uuid":"c3","parentUuid":"c2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]}}`,
+			`"not an object"`,
+			`{"type":"summary","summary":"s","leafUuid":"c3"}`,
+		), "\n") + "\n"),
+	}
+	files, _ := realdata.Files("claude-code")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sources[filepath.Base(f)] = data
+	}
+	for name, data := range sources {
+		var nodes, stored []treeNode
+		_, err := decodeStream(strings.NewReader(string(data)), ClaudeCode, func(n treeNode) { nodes = append(nodes, n) },
+			func(_ int, l []byte) error {
+				stored = append(stored, nodeOfStored(l))
+				return nil
+			})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		prompts := 0
+		for i := range stored {
+			if i >= len(nodes) || nodes[i] != stored[i] {
+				t.Fatalf("%s: line %d: the decoder places it at %+v, its message at %+v", name, i, nodes[i], stored[i])
+			}
+			if stored[i].prompt {
+				prompts++
+			}
+		}
+		if len(nodes) != len(stored) || prompts == 0 {
+			t.Errorf("%s: %d nodes for %d lines, %d prompts", name, len(nodes), len(stored), prompts)
+		}
+	}
+}

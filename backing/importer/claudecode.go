@@ -21,6 +21,8 @@ type claudeDecoder struct {
 	// ids are the uuids already given to a message as its "id" (as
 	// nodeOf keys them: a big session has a million).
 	ids map[nodeID]bool
+	// node is the last line's place in the tree (lastNode).
+	node treeNode
 }
 
 func newClaudeDecoder() *claudeDecoder {
@@ -31,12 +33,14 @@ func newClaudeDecoder() *claudeDecoder {
 func (d *claudeDecoder) line(line []byte) error {
 	m := members(line) // Decode checked it
 	if m == nil {      // valid JSON but not an object: nothing to read, keep it
+		d.node = nodeOfLine(nil, false)
 		d.s.addEvent(line)
 		return nil
 	}
 	d.meta(m)
 	msg, inner, ok := claudeMessage(m)
 	if !ok {
+		d.node = nodeOfLine(m, false)
 		d.s.addEvent(line)
 		return nil
 	}
@@ -60,12 +64,13 @@ func (d *claudeDecoder) line(line []byte) error {
 			d.ids[k] = true
 		}
 	}
-	raw, err := msg.build(line)
+	raw, err := msg.buildScanned(line, true, d.s.lineCompact)
 	if err != nil {
 		return err
 	}
 	context := claudeContext(m, msg)
 	raw = withContext(raw, context)
+	d.node = nodeOfLine(m, backing.KindOfParts(backing.StringOf(msg.role), msg.content, context != "").Prompt)
 	d.s.Messages = append(d.s.Messages, raw)
 	if str(m["type"]) == "assistant" {
 		// "<synthetic>" marks messages Claude Code made up itself (errors,
@@ -149,6 +154,7 @@ func claudeMessage(m map[string]json.RawMessage) (message, map[string]json.RawMe
 		role:    role,
 		content: content,
 		ts:      stringOrNil(m["timestamp"]),
+		ofLine:  true,
 	}, inner, true
 }
 
@@ -190,6 +196,9 @@ func claudeContext(m map[string]json.RawMessage, msg message) string {
 }
 
 func (d *claudeDecoder) session() *Session { return &d.s }
+
+// lastNode makes it a noder.
+func (d *claudeDecoder) lastNode() treeNode { return d.node }
 
 // final and dropped make it a streamer: a message is final once made.
 func (d *claudeDecoder) final() int  { return len(d.s.Messages) }

@@ -76,8 +76,8 @@ func (d *codexDecoder) line(line []byte) error {
 		if backing.FirstByte(content) != '"' {
 			content = json.RawMessage(`""`)
 		}
-		msg := message{role: json.RawMessage(`"system"`), content: content, ts: stringOrNil(m["timestamp"])}
-		raw, err := msg.build(line)
+		msg := message{role: json.RawMessage(`"system"`), content: content, ts: stringOrNil(m["timestamp"]), ofLine: true}
+		raw, err := msg.buildScanned(line, true, d.s.lineCompact)
 		if err != nil {
 			return err
 		}
@@ -88,7 +88,7 @@ func (d *codexDecoder) line(line []byte) error {
 		if !ok {
 			break
 		}
-		raw, err := msg.build(line)
+		raw, err := msg.buildScanned(line, true, d.s.lineCompact)
 		if err != nil {
 			return err
 		}
@@ -139,7 +139,7 @@ func (d *codexDecoder) sessionMeta(p map[string]json.RawMessage) {
 // this code) are not, and stay events.
 func codexMessage(raw json.RawMessage, p map[string]json.RawMessage, ts json.RawMessage) (message, bool) {
 	t := str(p["type"])
-	msg := message{ts: stringOrNil(ts)} // Codex has no per-item id: the store makes one
+	msg := message{ts: stringOrNil(ts), ofLine: true} // Codex has no per-item id: the store makes one
 	if t == "message" {
 		// Roles are kept as Codex wrote them: developer stays developer.
 		msg.role, msg.content = p["role"], p["content"]

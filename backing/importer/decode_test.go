@@ -50,6 +50,28 @@ func TestBadLineNamesItsNumber(t *testing.T) {
 	}
 }
 
+// A line that is valid JSON but not valid UTF-8 (in its content, or
+// anywhere else of it: the line is kept) is refused by its number, as
+// the store would refuse its message: build checks what it makes without
+// scanning it again (backing.CheckBuilt).
+func TestLineNotUTF8(t *testing.T) {
+	for _, c := range []struct {
+		f    Format
+		line string
+	}{
+		{ClaudeCode, `{"type":"user","uuid":"a","message":{"role":"user","content":"caf` + "\xe9" + `"}}`},
+		{ClaudeCode, `{"type":"user","uuid":"a","cwd":"/caf` + "\xe9" + `","message":{"role":"user","content":"hi"}}`},
+		{Codex, `{"type":"response_item","payload":{"type":"message","role":"user","content":"caf` + "\xe9" + `"}}`},
+	} {
+		in := lines(`{"type":"summary","summary":"x"}`, c.line)
+		_, err := Decode(strings.NewReader(in), c.f)
+		var le *LineError
+		if !errors.As(err, &le) || le.Line != 2 || !strings.Contains(err.Error(), "UTF-8") {
+			t.Errorf("%s %s: error %v, want one of UTF-8 for line 2", c.f, c.line, err)
+		}
+	}
+}
+
 func TestUnknownFormat(t *testing.T) {
 	if _, err := Decode(strings.NewReader(""), "aider"); !errors.Is(err, ErrUnknownFormat) {
 		t.Errorf("error %v", err)

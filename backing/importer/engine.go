@@ -29,6 +29,9 @@ type Options struct {
 	// Progress, when set, is called by Run before it imports each file:
 	// the i-th (from 0) of total.
 	Progress func(i, total int, path string)
+	// Workers, above 1, is how many files Run reads and decodes ahead
+	// of the one whose session it creates, and stores behind it (ahead.go).
+	Workers int
 	// Sync keeps sessions as `sessfs sync` does (sync.go), for good: a
 	// source the agent rewrote is stored again as a new session, the one
 	// of what it was kept as it was (an import refuses it instead, for
@@ -55,6 +58,9 @@ type Importer struct {
 	// waitBegun leaves a new file the agent has only begun for later
 	// (Result.Later): Syncer.Watch, which takes it at its next change.
 	waitBegun bool
+	// await, while a Run with workers goes, waits for the storing of
+	// session id under way, if any, and says whether there was one.
+	await func(id string) bool
 	// Decoded counts the files decoded: those new or changed since they
 	// were imported; an unchanged one costs a read and a hash.
 	Decoded int
@@ -99,22 +105,32 @@ type Result struct {
 // each file's Result, then links each session that came from another (a
 // Codex fork, a Claude Code subagent's file) to it, whichever file came
 // first. A file that fails does not stop the others. Run's error is that
-// of listing paths (nothing is imported then) or of linking.
+// of listing paths (nothing is imported then) or of linking. With
+// Options.Workers above 1, files are read ahead and stored behind
+// (ahead.go), with the same sessions, names and Results in the same order.
 func (r *Importer) Run(paths []string, done func(Result)) error {
 	files, err := SourceFiles(paths)
 	if err != nil {
 		return err
 	}
-	for i, path := range files {
-		if r.opts.Progress != nil {
-			r.opts.Progress(i, len(files), path)
-		}
-		res := r.file(path)
-		if done != nil {
-			done(res)
+	if done == nil {
+		done = func(Result) {}
+	}
+	if r.opts.Workers > 1 && r.load() == nil {
+		r.runAhead(files, done)
+	} else {
+		for i, path := range files {
+			r.progress(i, len(files), path)
+			done(r.file(path))
 		}
 	}
 	return r.linkForks()
+}
+
+func (r *Importer) progress(i, total int, path string) {
+	if r.opts.Progress != nil {
+		r.opts.Progress(i, total, path)
+	}
 }
 
 // file creates one session from one source file, or brings the one an
@@ -137,25 +153,88 @@ func (r *Importer) importFile(path string) Result {
 	if name, ok, err := r.unchanged(path, fi); ok || err != nil {
 		return Result{Name: name, Err: err}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return Result{Err: err}
-	}
-	defer f.Close()
 	// The bytes imported of the file found here last: a source that grew
 	// is checked against them (sameSource) without a read of its own.
 	prefix := int64(-1)
 	if e := r.byPath[path]; e != nil && e.stamp.size > 0 {
 		prefix = e.stamp.size
 	}
-	sf, err := readSource(f, prefix)
-	if err != nil {
-		return Result{Err: err}
+	so := r.openSource(path, fi, prefix)
+	defer so.close()
+	res, st := r.settle(so)
+	if st == nil {
+		return res
 	}
-	format, err := r.sourceFormat(sf.lines(), r.opts.Format)
-	if err != nil {
-		return Result{Err: err}
+	res = st.run()
+	r.stamped(st)
+	return res
+}
+
+// source is a source file as an import reads it: its size and hash, its
+// format and the id its first lines give, and, once decoded, what its
+// session is and where each of its lines goes. Making one reads the file
+// and nothing of the Importer's state but its options: workers make them
+// ahead (ahead.go).
+type source struct {
+	path   string
+	fi     os.FileInfo
+	f      *os.File
+	sf     *sourceFile
+	format Format
+	err    error // of opening, reading or detecting it: nothing else is known
+	id     string
+	idErr  error // PeekID's
+	// decode's
+	decoded   bool
+	src       *Session
+	plan      *linePlan
+	decodeErr error
+}
+
+// openSource reads the file at path, of info fi, for its size and hash
+// (and those of its first prefix bytes when prefix ≥ 0), its format and
+// its id.
+func (r *Importer) openSource(path string, fi os.FileInfo, prefix int64) *source {
+	so := &source{path: path, fi: fi}
+	if so.f, so.err = os.Open(path); so.err != nil {
+		return so
 	}
+	if so.sf, so.err = readSource(so.f, prefix); so.err != nil {
+		return so
+	}
+	if so.format, so.err = r.sourceFormat(so.sf.lines(), r.opts.Format); so.err != nil {
+		return so
+	}
+	so.id, so.idErr = PeekID(so.sf.lines(), so.format)
+	return so
+}
+
+// decode decodes the source, once, for what the session is and where
+// each line goes (planSource).
+func (so *source) decode() {
+	if !so.decoded {
+		so.decoded = true
+		so.src, so.plan, so.decodeErr = planSource(so.sf, so.format)
+	}
+}
+
+func (so *source) close() {
+	if so.f != nil {
+		so.f.Close()
+	}
+}
+
+// settle decides what source so becomes: nothing, for one already
+// imported whole and unchanged since; else the session it goes into,
+// found by its id or created and named, and a storing of its lines, for
+// the caller to run. It is the part of an import that reads and changes
+// the Importer's state (the index, the names taken), so the part a
+// Run with workers does one file at a time, in order.
+func (r *Importer) settle(so *source) (Result, *storing) {
+	if so.err != nil {
+		return Result{Err: so.err}, nil
+	}
+	path, fi, sf, format := so.path, so.fi, so.sf, so.format
 	// A source already imported whole and unchanged since costs a hash,
 	// not a decode: what mount --source and sync do for every file.
 	var (
@@ -163,29 +242,31 @@ func (r *Importer) importFile(path string) Result {
 		looked bool // whether s and m are what find says of k
 		s      backing.Session
 		m      backing.Meta
+		err    error
 	)
-	if id, err := PeekID(sf.lines(), format); err == nil {
-		k, looked = keyOf(format, id, path), true
-		if s, m, err = r.find(k); err != nil {
-			return Result{Err: err}
+	if so.idErr == nil {
+		k, looked = keyOf(format, so.id, path), true
+		if s, m, err = r.findStored(k); err != nil {
+			return Result{Err: err}, nil
 		}
 		if s != nil && upToDate(m, sf) {
-			return Result{Name: m.Name, Err: r.seenAt(s, m, path, fileTime(fi))}
+			return Result{Name: m.Name, Err: r.seenAt(s, m, path, fileTime(fi))}, nil
 		}
 	}
 	r.Decoded++
-	src, plan, err := planSource(sf, format)
-	if err != nil {
-		return Result{Err: err}
+	so.decode()
+	if so.decodeErr != nil {
+		return Result{Err: so.decodeErr}, nil
 	}
+	src := so.src
 	if sk := keyOf(format, src.SourceID, path); !looked || sk != k {
 		k = sk
-		if s, m, err = r.find(k); err != nil {
-			return Result{Err: err}
+		if s, m, err = r.findStored(k); err != nil {
+			return Result{Err: err}, nil
 		}
 	}
 	if s == nil && r.waitBegun && begun(src, path) {
-		return Result{Later: true}
+		return Result{Later: true}, nil
 	}
 	res := Result{New: s == nil}
 	if s != nil {
@@ -193,32 +274,74 @@ func (r *Importer) importFile(path string) Result {
 			res = Result{New: true, Replaced: m.Name}
 			old := s
 			if s, m, err = r.newSession(k, src, sf, path); err != nil {
-				return Result{Name: res.Replaced, Err: err}
+				return Result{Name: res.Replaced, Err: err}, nil
 			}
 			if err := r.replace(k, old, s, m); err != nil {
-				return Result{Name: m.Name, Err: err}
+				return Result{Name: m.Name, Err: err}, nil
 			}
 		} else if err != nil {
-			return Result{Name: m.Name, Err: err}
+			return Result{Name: m.Name, Err: err}, nil
 		} else if err := r.seenAt(s, m, path, ""); err != nil {
-			return Result{Name: m.Name, Err: err}
+			return Result{Name: m.Name, Err: err}, nil
 		}
 	} else if s, m, err = r.newSession(k, src, sf, path); err != nil {
-		return Result{Err: err}
+		return Result{Err: err}, nil
 	}
 	res.Name = m.Name
-	n, err := storeSource(s, sf, format, plan)
+	return res, &storing{res: res, k: k, s: s, m: m, so: so}
+}
+
+// findStored is find, once any storing of the session it finds that is
+// under way (ahead.go) is done.
+func (r *Importer) findStored(k sourceKey) (backing.Session, backing.Meta, error) {
+	s, m, err := r.find(k)
+	if s != nil && r.await != nil && r.await(s.ID()) {
+		s, m, err = r.find(k)
+	}
+	return s, m, err
+}
+
+// storing is what is left of a file's import once its session is known:
+// store the lines it lacks and record them in its meta.json. It changes
+// that session alone, so it can run beside the import of the next file
+// (ahead.go); what it learnt goes into the index after (stamped).
+type storing struct {
+	res Result
+	k   sourceKey
+	s   backing.Session
+	m   backing.Meta
+	so  *source
+	// stamp is what the quick check will know the file by, once run
+	// recorded it stored whole.
+	stamp    quickStamp
+	recorded bool
+}
+
+// run stores the lines and returns the file's Result.
+func (st *storing) run() Result {
+	res, sf := st.res, st.so.sf
+	n, err := storeSource(st.s, sf, st.so.format, st.so.plan)
 	res.Stored = res.New || n > 0
 	if err != nil {
 		res.Err = err
 		return res
 	}
-	if res.New || n > 0 || !upToDate(m, sf) {
-		if err := r.recordImported(k, s, sf, fileTime(fi)); err != nil {
+	if res.New || n > 0 || !upToDate(st.m, sf) {
+		mtime := fileTime(st.so.fi)
+		if err := recordImported(st.s, sf, mtime); err != nil {
 			res.Err = err
+		} else {
+			st.recorded, st.stamp = true, quickStamp{sf.size, mtime}
 		}
 	}
 	return res
+}
+
+// stamped tells the index what storing st recorded, for the quick check.
+func (r *Importer) stamped(st *storing) {
+	if e := r.index[st.k]; st.recorded && e != nil && e.id == st.s.ID() {
+		e.stamp = st.stamp
+	}
 }
 
 // newSession makes the session of source k, named for what it is (see
@@ -319,10 +442,9 @@ func (r *Importer) sameSource(m backing.Meta, sf *sourceFile) error {
 	return nil
 }
 
-// recordImported notes in meta.json the bytes now imported, all stored,
-// and the time of the file they were read from; the index (of source k)
-// too, for the quick check.
-func (r *Importer) recordImported(k sourceKey, s backing.Session, sf *sourceFile, mtime string) error {
+// recordImported notes in meta.json of session s the bytes of source sf
+// now imported, all stored, and the time of the file they were read from.
+func recordImported(s backing.Session, sf *sourceFile, mtime string) error {
 	m, err := s.Meta()
 	if err != nil {
 		return err
@@ -334,13 +456,7 @@ func (r *Importer) recordImported(k sourceKey, s backing.Session, sf *sourceFile
 	if err != nil {
 		return err
 	}
-	if err := s.SetExtra("source", raw); err != nil {
-		return err
-	}
-	if e := r.index[k]; e != nil && e.id == s.ID() {
-		e.stamp = quickStamp{sf.size, mtime}
-	}
-	return nil
+	return s.SetExtra("source", raw)
 }
 
 // fileTime is a file's modification time as Origin.MTime records it.

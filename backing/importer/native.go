@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/sessfs/sessfs/backing"
@@ -415,8 +416,31 @@ func jsonString(raw json.RawMessage) (string, bool) {
 	if backing.FirstByte(raw) != '"' {
 		return "", false
 	}
+	if plainString(raw) { // most are: a decoder's call per field per line
+		return string(raw[1 : len(raw)-1]), true
+	}
 	var s string
 	return s, json.Unmarshal(raw, &s) == nil
+}
+
+// plainString says whether raw is a JSON string that is its own value
+// between its quotes: no escape, no control character, valid UTF-8 (which
+// Unmarshal would change to U+FFFD).
+func plainString(raw []byte) bool {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	in := raw[1 : len(raw)-1]
+	ascii := true
+	for _, c := range in {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+		if c >= 0x80 {
+			ascii = false
+		}
+	}
+	return ascii || utf8.Valid(in)
 }
 
 // marshalLine is v as one compact line of JSON, with <, > and & as they

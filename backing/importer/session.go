@@ -54,6 +54,10 @@ type Session struct {
 	// MessageLine[i] and EventLine[i] are the 1-based line numbers of
 	// Messages[i] and Events[i] in the file.
 	MessageLine, EventLine []int
+
+	// lineCompact says whether the line being decoded, valid JSON, is
+	// compact too, as decodeLine found: build need not scan it again.
+	lineCompact bool
 }
 
 func (s *Session) addEvent(line []byte) {
@@ -127,10 +131,12 @@ func Decode(r io.Reader, f Format) (*Session, error) {
 // decodeLine has d decode line n of a file, which becomes one message or
 // one event of its session.
 func decodeLine(d lineDecoder, n int, line []byte) error {
-	if !validJSON(line) {
+	valid, compact := backing.ScanJSON(line)
+	if !valid {
 		var v any
 		return &LineError{n, fmt.Errorf("not valid JSON: %v", json.Unmarshal(line, &v))}
 	}
+	d.session().lineCompact = compact
 	before := len(d.session().Events)
 	if err := d.line(line); err != nil {
 		return &LineError{n, err}
@@ -206,6 +212,10 @@ type message struct {
 	// JSON, is not all of them (a part of a Gemini document); kept in
 	// "source_line".
 	whole []byte
+	// ofLine says that role, content, id and ts are values of valid
+	// JSON, the line's or constants, as Claude Code's and Codex's are:
+	// build need not scan the message it makes of them.
+	ofLine bool
 }
 
 // build writes the store message for line. It is assembled by hand rather
@@ -215,6 +225,13 @@ type message struct {
 // between tokens of the line, so a line that is not already compact is
 // also kept whole as the string "source_line" (see SourceLine).
 func (m message) build(line []byte) ([]byte, error) {
+	valid, compact := backing.ScanJSON(line)
+	return m.buildScanned(line, valid, compact)
+}
+
+// buildScanned is build of a line known to be valid JSON or not, and
+// compact or not (backing.ScanJSON).
+func (m message) buildScanned(line []byte, valid, compact bool) ([]byte, error) {
 	var b bytes.Buffer
 	b.Grow(len(m.content) + len(line) + 128)
 	b.WriteByte('{')
@@ -237,16 +254,27 @@ func (m message) build(line []byte) ([]byte, error) {
 	// A part of a document that is not JSON by itself (its first lines,
 	// its closing brackets) is kept only as "source_line".
 	whole := m.whole
-	valid, compact := backing.ScanJSON(line)
 	if whole == nil && !valid {
 		whole, line = line, nil
 	}
-	if line != nil {
-		b.WriteString(`,"source":`)
-		b.Write(line)
-	}
 	if whole == nil && !compact {
 		whole = line
+	}
+	// The line's copy of the content is cut out as it is written, as Slim
+	// would cut it from the message (slim.go).
+	hs, he, hole := 0, 0, ""
+	if whole == nil {
+		hs, he, hole = holeOf(line, m.content)
+	}
+	if line != nil {
+		b.WriteString(`,"source":`)
+		if hole != "" {
+			b.Write(line[:hs])
+			b.WriteString("null")
+			b.Write(line[he:])
+		} else {
+			b.Write(line)
+		}
 	}
 	if whole != nil {
 		quoted, err := json.Marshal(string(whole))
@@ -256,9 +284,19 @@ func (m message) build(line []byte) ([]byte, error) {
 		b.WriteString(`,"source_line":`)
 		b.Write(quoted)
 	}
-	b.WriteByte('}')
-	out := Slim(b.Bytes())
-	if err := backing.ValidateMessage(out); err != nil {
+	out := b.Bytes()
+	if hole != "" {
+		out = appendHoleName(out, hole)
+	} else {
+		out = append(out, '}')
+	}
+	// Checked as the store will (Prepare), without a scan of its own when
+	// every part is a value of a line checked already.
+	if m.ofLine {
+		if err := backing.CheckBuilt(out, m.role, m.content, m.id, m.ts, nil); err != nil {
+			return nil, err
+		}
+	} else if err := backing.ValidateMessage(out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -383,10 +421,7 @@ func PeekID(r io.Reader, f Format) (string, error) {
 		r = bytes.NewReader(data)
 	}
 	err = eachLine(r, func(n int, line []byte) error {
-		if !validJSON(line) {
-			return nil // Decode reports it, if it comes to that
-		}
-		if d.line(line) == nil && d.session().SourceID != "" {
+		if decodeLine(d, n, line) == nil && d.session().SourceID != "" {
 			return errFound
 		}
 		return nil

@@ -50,21 +50,40 @@ func Slim(msg []byte) []byte {
 		msg[len(msg)-1] != '}' {
 		return msg
 	}
+	s, e, name := holeOf(src, content)
+	if name == "" {
+		return msg
+	}
 	at, _, _ := backing.MemberSpan(msg, "source")
+	out := make([]byte, 0, len(msg)-(e-s)+len(name)+24)
+	out = append(out, msg[:at+s]...)
+	out = append(out, "null"...)
+	out = append(out, msg[at+e:len(msg)-1]...)
+	return appendHoleName(out, name)
+}
+
+// holeOf finds the value of src, an agent's line, that is content's
+// bytes, where a message of that content keeps null instead (Slim): its
+// span in src and the name of its hole; "" when there is none.
+func holeOf(src, content []byte) (start, end int, name string) {
+	if len(content) < minHole || backing.FirstByte(src) != '{' {
+		return 0, 0, ""
+	}
 	for _, h := range holes {
 		s, e, ok := backing.MemberSpan(src, h.path...)
-		if !ok || !bytes.Equal(src[s:e], h.value(content)) {
-			continue
+		if ok && bytes.Equal(src[s:e], h.value(content)) {
+			return s, e, h.name
 		}
-		out := make([]byte, 0, len(msg)-(e-s)+len(h.name)+24)
-		out = append(out, msg[:at+s]...)
-		out = append(out, "null"...)
-		out = append(out, msg[at+e:len(msg)-1]...)
-		out = append(out, `,"source_hole":"`...)
-		out = append(out, h.name...)
-		return append(out, `"}`...)
 	}
-	return msg
+	return 0, 0, ""
+}
+
+// appendHoleName ends a slim message, out less its closing brace, with
+// the member that names its hole.
+func appendHoleName(out []byte, name string) []byte {
+	out = append(out, `,"source_hole":"`...)
+	out = append(out, name...)
+	return append(out, `"}`...)
 }
 
 // value is what the hole holds of content: content itself, or its one

@@ -56,7 +56,7 @@ func (s *Session) eachStoreLine(fn func(seq int, stored []byte) error) error {
 
 // eventMessage is the store message of event line ev, line n of its file.
 func eventMessage(ev []byte, n int) ([]byte, error) {
-	msg := message{role: json.RawMessage(`"` + EventRole + `"`), content: json.RawMessage(`""`)}
+	msg := message{role: json.RawMessage(`"` + EventRole + `"`), content: json.RawMessage(`""`), ofLine: true}
 	if f := fields(ev); f != nil {
 		msg.ts = stringOrNil(f["timestamp"]) // Claude Code and Codex date every line
 		if msg.ts == nil {

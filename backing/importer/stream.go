@@ -182,12 +182,21 @@ type streamer interface {
 	dropped(k int)
 }
 
+// noder is a decoder that knows each line's place in Claude Code's tree
+// as it decodes it, so that an import splits a source into branches
+// without reading each message it made back (nodeOfStored).
+type noder interface {
+	lastNode() treeNode // that of the line just decoded
+}
+
 // decodeStream decodes r as Decode does, but hands each line's store
 // message (what StoreLines makes of it) and line number to emit, in file
 // order, as soon as the decoder is done with it, rather than keeping it.
 // The Session it returns has what the source says of itself, but no
-// messages or events.
-func decodeStream(r io.Reader, f Format, emit func(seq int, stored []byte) error) (*Session, error) {
+// messages or events. When node is not nil and the decoder is a noder,
+// node is called with each line's place in the tree, in file order, as
+// the line is decoded.
+func decodeStream(r io.Reader, f Format, node func(treeNode), emit func(seq int, stored []byte) error) (*Session, error) {
 	d, err := newDecoder(f)
 	if err != nil {
 		return nil, err
@@ -203,9 +212,16 @@ func decodeStream(r io.Reader, f Format, emit func(seq int, stored []byte) error
 		}
 		return metaOnly(s), nil
 	}
+	nd, _ := d.(noder)
+	if node == nil {
+		nd = nil
+	}
 	err = eachLine(r, func(n int, line []byte) error {
 		if err := decodeLine(sd, n, line); err != nil {
 			return err
+		}
+		if nd != nil {
+			node(nd.lastNode())
 		}
 		return takeFinal(sd, sd.final(), emit)
 	})
@@ -283,12 +299,13 @@ func planSource(sf *sourceFile, f Format) (*Session, *linePlan, error) {
 	if f == ClaudeCode { // Codex and Gemini CLI sessions are linear
 		sp = &splitter{}
 	}
+	var node func(treeNode)
+	if sp != nil {
+		node = sp.add
+	}
 	size := 0
-	src, err := decodeStream(sf.lines(), f, func(seq int, stored []byte) error {
+	src, err := decodeStream(sf.lines(), f, node, func(seq int, stored []byte) error {
 		p.seqs = append(p.seqs, int32(seq))
-		if sp != nil {
-			sp.add(stored)
-		}
 		if size += len(stored); size > keepBudget {
 			p.kept, p.over = nil, true
 		} else {
@@ -300,6 +317,9 @@ func planSource(sf *sourceFile, f Format) (*Session, *linePlan, error) {
 		return nil, nil, err
 	}
 	if sp != nil {
+		if int(sp.n) != len(p.seqs) {
+			return nil, nil, fmt.Errorf("importer: %d lines decoded, %d placed in the tree", len(p.seqs), sp.n)
+		}
 		p.branchOf, p.forks = sp.split()
 	}
 	return src, p, nil
@@ -325,7 +345,7 @@ func storeSource(s backing.Session, sf *sourceFile, f Format, p *linePlan) (int,
 		return st.stored, st.finish()
 	}
 	i := 0
-	_, err = decodeStream(sf.lines(), f, func(seq int, stored []byte) error {
+	_, err = decodeStream(sf.lines(), f, nil, func(seq int, stored []byte) error {
 		if i >= len(p.seqs) || int(p.seqs[i]) != seq {
 			return errors.New("the source changed while it was imported: import it again")
 		}

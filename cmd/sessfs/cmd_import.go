@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -71,6 +72,7 @@ func runImport(args []string) int {
 			return "sessfs rm" + c.storeArg() + " " + shellQuote(name)
 		},
 		Progress: progress.show,
+		Workers:  importWorkers(),
 	})
 	sizes := startKeepingSizes(st, c.warn)
 	err = imports.Run(rest, func(r importer.Result) {
@@ -97,6 +99,14 @@ func runImport(args []string) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// importWorkers is how many files an import reads ahead and stores
+// behind (importer.Options.Workers): one per CPU, from 2, so that one
+// file's decode overlaps another's fsyncs, to 4, as each holds a file's
+// lines of up to 16 MB.
+func importWorkers() int {
+	return min(max(runtime.GOMAXPROCS(0), 2), 4)
 }
 
 // agentFolders are the folders of the agents' sessions that exist, of
