@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/sessfs/sessfs/backing"
@@ -9,7 +10,7 @@ import (
 )
 
 // sizeKeeper has the store keep the piece sizes of the sessions an import
-// or a sync stored (fsnode.KeepSizes), on a goroutine of its own, so that
+// or a sync stored (fsnode.KeepSizes), on goroutines of its own, so that
 // rendering them overlaps the reading and writing of the next ones. A
 // session added again before its turn comes is done once: sync --watch
 // stores a growing session at every line the agent writes.
@@ -24,26 +25,38 @@ type sizeKeeper struct {
 
 func startKeepingSizes(st backing.Store, warn func(error)) *sizeKeeper {
 	k := &sizeKeeper{names: make(chan string, 256), done: make(chan struct{}), queued: map[string]bool{}}
+	// Rendering is most of an import's work: one keeper a CPU, up to 4
+	// (the engine takes care of two keeping one branch's sizes at once).
+	var wg sync.WaitGroup
+	for range min(max(runtime.NumCPU(), 1), 4) {
+		wg.Go(func() { k.keep(st, warn) })
+	}
 	go func() {
-		defer close(k.done)
-		for name := range k.names {
-			k.mu.Lock()
-			delete(k.queued, name)
-			dropped := k.dropped
-			k.mu.Unlock()
-			if dropped {
-				continue
-			}
-			s, err := st.Session(name)
-			if err == nil {
-				err = fsnode.KeepSizes(s)
-			}
-			if err != nil { // the sizes are derived: a mount computes them
-				warn(fmt.Errorf("%s: keeping its transcripts' sizes: %w", name, err))
-			}
-		}
+		wg.Wait()
+		close(k.done)
 	}()
 	return k
+}
+
+// keep keeps the sizes of the sessions it is given until there are no
+// more.
+func (k *sizeKeeper) keep(st backing.Store, warn func(error)) {
+	for name := range k.names {
+		k.mu.Lock()
+		delete(k.queued, name)
+		dropped := k.dropped
+		k.mu.Unlock()
+		if dropped {
+			continue
+		}
+		s, err := st.Session(name)
+		if err == nil {
+			err = fsnode.KeepSizes(s)
+		}
+		if err != nil { // the sizes are derived: a mount computes them
+			warn(fmt.Errorf("%s: keeping its transcripts' sizes: %w", name, err))
+		}
+	}
 }
 
 // add has the sizes of session name kept, unless it is already waiting
