@@ -55,10 +55,15 @@ const (
 )
 
 const (
-	// DefaultSealMin is how many bytes a seal compresses at least.
-	DefaultSealMin = 8 << 20
-	// DefaultSealKeep is how many bytes at a log's end stay plain.
+	// DefaultSealMin is how many bytes a seal in the background
+	// compresses at least, and DefaultSealKeep how many at a log's end
+	// it leaves plain: a live session's end, read most, is not sealed.
+	DefaultSealMin  = 8 << 20
 	DefaultSealKeep = 4 << 20
+	// AfterAppendSealMin is SealAfterAppend's least seal: a command that
+	// imports history seals all of a log's complete lines (it keeps
+	// none plain) once they are that many bytes.
+	AfterAppendSealMin = 16 << 10
 )
 
 // formatSealed is the store format from which logs may be sealed;
@@ -112,19 +117,31 @@ func (s *Session) worthSealing(branchID string, end int64) bool {
 		done = x.sealed.z.size
 	}
 	x.sealed.mu.Unlock()
-	return end-s.st.sealKeep()-done >= s.st.sealMin()
+	return end-s.st.sealKeep()-done >= s.st.sealMin(done)
 }
 
-func (st *Store) sealMin() int64 {
-	if st.opts.SealMin > 0 {
-		return st.opts.SealMin
+// sealMin is how many bytes more than done a seal takes at least: the
+// option, and a sixteenth of what is sealed, since a seal copies all of
+// that (at disk speed, undecoded), so a log's seals cost a few times its
+// compressed size in all, however it grows.
+func (st *Store) sealMin(done int64) int64 {
+	m := st.opts.SealMin
+	switch {
+	case m > 0:
+	case st.opts.Seal == SealAfterAppend:
+		m = AfterAppendSealMin
+	default:
+		m = DefaultSealMin
 	}
-	return DefaultSealMin
+	return max(m, done/16)
 }
 
 func (st *Store) sealKeep() int64 {
-	if st.opts.SealKeep > 0 {
+	switch {
+	case st.opts.SealKeep > 0:
 		return st.opts.SealKeep
+	case st.opts.Seal == SealAfterAppend:
+		return 0
 	}
 	return DefaultSealKeep
 }
@@ -168,7 +185,7 @@ func (s *Session) sealLocked(branchID string) (bool, error) {
 	if lf.zerr != nil {
 		return false, lf.zerr // fsck says what to do with it
 	}
-	if end-lf.sealed() < s.st.sealMin() {
+	if end-lf.sealed() < s.st.sealMin(lf.sealed()) {
 		if lf.z != nil {
 			// A seal a crash cut short before its punch: free the
 			// blocks now (punching a hole again costs nothing).

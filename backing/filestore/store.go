@@ -56,9 +56,10 @@ type Options struct {
 	// minutes on a big store; a command shows this on a terminal.
 	Building func(done, total int)
 	// Seal says when the start of a long log is compressed (seal.go);
-	// SealMin and SealKeep (0: DefaultSealMin, DefaultSealKeep) say how
-	// many bytes a seal takes at least and how many at a log's end stay
-	// plain.
+	// SealMin and SealKeep say how many bytes a seal takes at least and
+	// how many at a log's end stay plain (0: DefaultSealMin and
+	// DefaultSealKeep in the background, AfterAppendSealMin and none
+	// after an append).
 	Seal              SealMode
 	SealMin, SealKeep int64
 }

@@ -65,6 +65,9 @@ func openStore(location string, durable, daemon bool) (backing.Store, error) {
 		fmt.Fprintf(os.Stderr, format+"\n", args...)
 	}}
 	if !daemon {
+		// A command (import, sync) leaves what it appended sealed; a
+		// mount seals in the background, never in a write's answer.
+		opts.Seal = filestore.SealAfterAppend
 		p := &progress{verb: "building the search index: session"}
 		opts.Building = func(done, total int) {
 			p.show(done-1, total, "")
