@@ -31,8 +31,9 @@ type logFile struct {
 	zerr error      // the sealed file is there and cannot be used
 }
 
-// sealedSource keeps a log's sealed file open between reads, and its
-// frames last decoded with it; it opens it again when it was replaced.
+// sealedSource keeps a log's sealed file open between reads (its frames
+// last decoded are in frameCache); it opens it again when it was
+// replaced.
 type sealedSource struct {
 	path string
 

@@ -226,7 +226,7 @@ func (s *Session) writeSealed(logPath string, lf *logFile, old *sealedLog, end i
 			remove(tmp)
 		}
 	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
+	bw := bufio.NewWriterSize(f, 256<<10)
 	sw := &sealedWriter{w: bw}
 	var from int64
 	if old != nil {
@@ -252,12 +252,16 @@ func (s *Session) writeSealed(logPath string, lf *logFile, old *sealedLog, end i
 		}
 		from = old.size
 	}
-	const chunk = 8 << 20
-	var carry []byte
+	// The log is read in pieces, one buffer for all: a seal's memory
+	// does not grow with the log.
+	const chunk = 1 << 20
+	var carry, buf []byte
 	for pos := from; pos < end; {
 		n := min(chunk, end-pos)
-		buf := make([]byte, len(carry)+int(n))
-		copy(buf, carry)
+		if need := len(carry) + int(n); cap(buf) < need {
+			buf = make([]byte, need)
+		}
+		buf = buf[:copy(buf[:cap(buf)], carry)+int(n)]
 		if _, err := lf.ReadAt(buf[len(carry):], pos); err != nil {
 			return err
 		}

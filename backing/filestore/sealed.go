@@ -68,7 +68,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // make: one each for the process.
 var (
 	zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
-	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+	// A window no bigger than a frame: more would only cost memory.
+	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault),
+		zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
 )
 
 // sealedLog is an open sealed file, its index read and checked.
@@ -78,13 +80,20 @@ type sealedLog struct {
 	fsize  int64
 	size   int64 // S: the log bytes it holds
 	frames []frameRef
+}
 
-	mu    sync.Mutex
-	cache [2]decoded // the frames decoded last, for reads that go on where one stopped
-	next  int
+// frameCache holds the frames decoded last, of any log, for reads that
+// go on where one stopped (a cat reads a frame in many pieces): a few,
+// for the process, so a daemon that read every log of a big store keeps
+// no more than these.
+var frameCache struct {
+	mu   sync.Mutex
+	ents [16]decoded
+	next int
 }
 
 type decoded struct {
+	z    *sealedLog
 	i    int
 	data []byte
 }
@@ -113,9 +122,6 @@ func readSealed(f *os.File) (*sealedLog, error) {
 		return nil, err
 	}
 	z := &sealedLog{f: f, ino: fi.Sys().(*syscall.Stat_t).Ino, fsize: fi.Size()}
-	for i := range z.cache {
-		z.cache[i].i = -1
-	}
 	if z.fsize < sealedFooter+8 {
 		return nil, fmt.Errorf("%w: %d bytes, too short", errSealed, z.fsize)
 	}
@@ -198,22 +204,23 @@ func (z *sealedLog) frameAt(off int64) int {
 // frame decodes frame i, or takes it from the cache; the bytes are not
 // to be changed.
 func (z *sealedLog) frame(i int) ([]byte, error) {
-	z.mu.Lock()
-	for _, c := range z.cache {
-		if c.i == i {
-			z.mu.Unlock()
-			return c.data, nil
+	c := &frameCache
+	c.mu.Lock()
+	for _, e := range c.ents {
+		if e.z == z && e.i == i {
+			c.mu.Unlock()
+			return e.data, nil
 		}
 	}
-	z.mu.Unlock()
+	c.mu.Unlock()
 	data, err := z.decode(i)
 	if err != nil {
 		return nil, err
 	}
-	z.mu.Lock()
-	z.cache[z.next] = decoded{i: i, data: data}
-	z.next = (z.next + 1) % len(z.cache)
-	z.mu.Unlock()
+	c.mu.Lock()
+	c.ents[c.next] = decoded{z: z, i: i, data: data}
+	c.next = (c.next + 1) % len(c.ents)
+	c.mu.Unlock()
 	return data, nil
 }
 
