@@ -43,15 +43,17 @@ import (
 type SealMode int
 
 const (
-	// SealBackground (the default) seals a branch in a goroutine of its
-	// own once an append made it worth it: the append returns first.
-	SealBackground SealMode = iota
+	// SealOff (the zero value) never seals; sealed logs are read all the
+	// same. sessfs seals: its commands after appends, a mount in the
+	// background (cmd/sessfs's openStore).
+	SealOff SealMode = iota
+	// SealBackground seals a branch in a goroutine of its own once an
+	// append made it worth it: the append returns first.
+	SealBackground
 	// SealAfterAppend seals in the append that made it worth it, before
 	// it returns: for a command that must leave its store sealed
 	// (import), where no reader waits on the append.
 	SealAfterAppend
-	// SealOff never seals; sealed logs are read all the same.
-	SealOff
 )
 
 const (

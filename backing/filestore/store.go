@@ -55,7 +55,8 @@ type Options struct {
 	// store, or an index found missing or damaged. A build can take
 	// minutes on a big store; a command shows this on a terminal.
 	Building func(done, total int)
-	// Seal says when the start of a long log is compressed (seal.go);
+	// Seal says when the start of a long log is compressed (seal.go;
+	// the zero value never);
 	// SealMin and SealKeep say how many bytes a seal takes at least and
 	// how many at a log's end stay plain (0: DefaultSealMin and
 	// DefaultSealKeep in the background, AfterAppendSealMin and none
