@@ -163,5 +163,6 @@ func (s *Session) writeBranch(id string, group []*pending) error {
 	}
 	s.logIndex(id).appended(size, lines, kinds)
 	s.autoTitle(id, lines, kinds)
+	s.sealAfterAppend(id, size+int64(len(buf)))
 	return nil
 }

@@ -208,13 +208,11 @@ func (s *Session) deleteBranch(id string) error {
 	defer s.dropBranchCache()
 	// The branch file goes first: the branch vanishes in one step, and a
 	// crash before its log follows leaves a log fsck puts in the trash.
-	for _, mv := range [][2]string{
-		{s.branchFile(b.ID), s.path("trash", b.ID+".json")},
-		{s.logFile(b.ID), s.path("trash", b.ID+".jsonl")},
-	} {
-		if err := rename(mv[0], mv[1], 0); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
+	if err := rename(s.branchFile(b.ID), s.path("trash", b.ID+".json"), 0); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := moveLog(s.logFile(b.ID), s.path("trash", b.ID+".jsonl")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
 	}
 	// The log's index (offsets, ids) goes with it: a process that forks
 	// and removes branches for days must not keep every one it removed.

@@ -20,9 +20,22 @@ func TestConformanceFewHandles(t *testing.T) {
 	runConformance(t)
 }
 
-func runConformance(t *testing.T) {
+// TestConformanceSealed runs the suite with every append sealing all of
+// its log but the last line (seal.go), in frames of a line or two: every
+// contract holds whatever part of a log is sealed.
+func TestConformanceSealed(t *testing.T) {
+	defer filestore.SetSealFrame(64)()
+	runConformance(t, filestore.Options{Seal: filestore.SealAfterAppend, SealMin: 1, SealKeep: 1})
+}
+
+func runConformance(t *testing.T, o ...filestore.Options) {
+	opts := filestore.Options{Sync: filestore.SyncNone, Seal: filestore.SealOff}
+	if len(o) > 0 {
+		opts = o[0]
+		opts.Sync = filestore.SyncNone
+	}
 	open := func(t *testing.T, dir string) backing.Store {
-		st, err := filestore.Open(dir, filestore.Options{Sync: filestore.SyncNone})
+		st, err := filestore.Open(dir, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,7 @@
 //
 // Layout of a store (folders 0700, files 0600):
 //
-//	FORMAT                      "sessfs store format 2"
+//	FORMAT                      "sessfs store format 2"; 3 from the first seal
 //	lock                        store lock: held while the namespace changes
 //	config.json                 optional: the lifecycle policy (sessfs sweep)
 //	index/search.db             the search index and catalog (index.go):
@@ -32,11 +32,15 @@
 //	  lock                      session lock: held by every write
 //	  branches/<branch-id>.json name, parent branch, fork point
 //	  logs/<branch-id>.jsonl    the branch's own messages, one JSON object a line
+//	  logs/<branch-id>.jsonl.zst  the log's start, sealed (sealed.go, seal.go):
+//	                            compressed, its blocks in the log freed
 //	  trash/                    deleted branches, kept
 //	  quarantine/               bytes cut by repairs, kept
 //
 // A branch's fork point (backing.Branch.ParentOffset) is a byte offset in
-// its parent's own log, always at a line boundary.
+// its parent's own log, always at a line boundary. Sealing keeps every
+// offset: a log is read through logFile (logfile.go), whatever part of it
+// is sealed.
 //
 // A session in the trash is read-only: every change to it is refused
 // (backing.ErrTrashed) until it is restored.

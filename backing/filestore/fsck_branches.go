@@ -69,6 +69,7 @@ func (c *fsck) checkBranches(s *Session) {
 	if !root && !(rootRestorable && !c.repair) {
 		c.report(s.id, s.path("branches"), "no usable default branch: the session's default views fail until it is mended", nil)
 	}
+	c.checkSealedOrphans(s)
 	// Every branch file's id, usable or not, owns its log.
 	c.checkOrphanLogs(s, func(id string) bool {
 		_, ok := byID[id]
@@ -90,7 +91,7 @@ func (c *fsck) checkParent(s *Session, b backing.Branch) (restorable, root bool)
 	var p backing.Branch
 	root = json.Unmarshal(data, &p) == nil && p.IsDefault()
 	c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q: parent %s is in the session's trash; repair restores it", b.Name, b.Parent), func() error {
-		if err := rename(tl, s.logFile(b.Parent), 0); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := moveLog(tl, s.logFile(b.Parent)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		return rename(tj, s.branchFile(b.Parent), 0)
@@ -102,7 +103,7 @@ func (c *fsck) checkParent(s *Session, b backing.Branch) (restorable, root bool)
 // a line of it: readers keep the parent's whole messages before the fork
 // point, so one in the middle of a line drops that message without a word.
 func (c *fsck) checkForkPoint(s *Session, b backing.Branch) {
-	f, err := openFile(s.logFile(b.Parent), os.O_RDONLY, 0)
+	f, err := openLogFile(s.logFile(b.Parent), &sealedSource{path: sealedPath(s.logFile(b.Parent))})
 	if errors.Is(err, os.ErrNotExist) {
 		return // reported as the parent's missing log
 	}
@@ -111,13 +112,11 @@ func (c *fsck) checkForkPoint(s *Session, b backing.Branch) {
 		return
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		c.cannot(s.id, s.logFile(b.Parent), err)
-		return
+	if f.zerr != nil {
+		return // reported with the parent's log
 	}
-	if b.ParentOffset > fi.Size() {
-		c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q forks at byte %d of its parent's log, which has %d", b.Name, b.ParentOffset, fi.Size()), nil)
+	if b.ParentOffset > f.Size() {
+		c.report(s.id, s.branchFile(b.ID), fmt.Sprintf("branch %q forks at byte %d of its parent's log, which has %d", b.Name, b.ParentOffset, f.Size()), nil)
 		return
 	}
 	if !endsLine(f, b.ParentOffset) {
@@ -127,7 +126,7 @@ func (c *fsck) checkForkPoint(s *Session, b backing.Branch) {
 
 func (c *fsck) checkLog(s *Session, b backing.Branch) {
 	p := s.logFile(b.ID)
-	f, err := openFile(p, os.O_RDONLY, 0)
+	f, err := openLogFile(p, &sealedSource{path: sealedPath(p)})
 	if errors.Is(err, os.ErrNotExist) {
 		c.report(s.id, p, fmt.Sprintf("branch %q has no log; repair creates an empty one", b.Name), func() error {
 			return createExclusive(p, nil)
@@ -138,8 +137,11 @@ func (c *fsck) checkLog(s *Session, b backing.Branch) {
 		c.cannot(s.id, p, err)
 		return
 	}
+	defer f.Close()
+	if !c.checkSealed(s, p, f) {
+		return
+	}
 	_, torn, err := tornTail(f)
-	f.Close()
 	if err != nil {
 		c.cannot(s.id, p, err)
 		return
@@ -187,7 +189,7 @@ func (c *fsck) checkOrphanLogs(s *Session, owned func(id string) bool) {
 			if err := mkdirExisting(s.path("trash")); err != nil {
 				return err
 			}
-			return rename(p, s.path("trash", e.Name()), 0)
+			return moveLog(p, s.path("trash", e.Name()))
 		})
 	}
 }

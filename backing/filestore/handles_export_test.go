@@ -7,3 +7,11 @@ func SetMaxHandles(n int) (restore func()) {
 	maxHandles = n
 	return func() { maxHandles = old }
 }
+
+// SetSealFrame makes sealed frames of about n bytes, for the tests of
+// package filestore_test; it returns the function that restores the size.
+func SetSealFrame(n int) (restore func()) {
+	old := sealFrame
+	sealFrame = n
+	return func() { sealFrame = old }
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
@@ -100,6 +101,9 @@ func (s *Session) LastAppend() (time.Time, error) {
 	}
 	var t time.Time
 	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".jsonl") || isTemp(e.Name()) {
+			continue // a sealed file (seal.go) is written when a seal runs, not an append
+		}
 		fi, err := e.Info()
 		if err == nil && fi.ModTime().After(t) {
 			t = fi.ModTime()

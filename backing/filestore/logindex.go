@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
@@ -32,6 +31,8 @@ type logIndex struct {
 	// keptPath is where the index is kept on disk (logindex_kept.go); ""
 	// keeps none, for a reader that must read the log itself (fsck).
 	keptPath string
+	// sealed keeps the log's sealed start open (sealed.go, logfile.go).
+	sealed sealedSource
 
 	mu      sync.Mutex
 	ino     uint64
@@ -56,14 +57,17 @@ type logIndex struct {
 }
 
 func newLogIndex(path, keptPath string) *logIndex {
-	return &logIndex{path: path, keptPath: keptPath}
+	return &logIndex{path: path, keptPath: keptPath, sealed: sealedSource{path: sealedPath(path)}}
 }
+
+// open opens the log for reading, sealed or not.
+func (x *logIndex) open() (*logFile, error) { return openLogFile(x.path, &x.sealed) }
 
 // refresh brings the index up to the file's current complete lines. The
 // caller holds x.mu. A file that is missing reads as empty; one that was
 // replaced or shrank below what was indexed is indexed again.
 func (x *logIndex) refresh() error {
-	f, err := openFile(x.path, os.O_RDONLY, 0)
+	f, err := x.open()
 	if errors.Is(err, os.ErrNotExist) {
 		x.reset(0)
 		return nil
@@ -72,22 +76,22 @@ func (x *logIndex) refresh() error {
 		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	fi, err := f.f.Stat()
 	if err != nil {
 		return err
 	}
-	ino := fi.Sys().(*syscall.Stat_t).Ino
-	if ino != x.ino || fi.Size() < x.scanned || (fi.Size() > x.scanned && !endsLine(f, x.scanned)) {
-		x.reset(ino)
+	size := f.Size()
+	if f.ino != x.ino || size < x.scanned || (size > x.scanned && !endsLine(f, x.scanned)) {
+		x.reset(f.ino)
 		if x.keptPath != "" {
-			x.load(f, fi.Size())
+			x.load(f, size)
 		}
 	}
-	x.size, x.mtime = fi.Size(), fi.ModTime()
-	if fi.Size() == x.scanned {
+	x.size, x.mtime = size, fi.ModTime()
+	if size == x.scanned {
 		return nil
 	}
-	if err := x.scan(f, fi.Size()); err != nil {
+	if err := x.scan(f, size); err != nil {
 		return err
 	}
 	x.keepIfDue()
@@ -98,7 +102,7 @@ func (x *logIndex) refresh() error {
 // the end of what was indexed. It is not when a failed append was cut
 // back after this index saw it and the log then grew again: the index
 // must then be rebuilt.
-func endsLine(f *os.File, off int64) bool {
+func endsLine(f io.ReaderAt, off int64) bool {
 	if off == 0 {
 		return true
 	}
@@ -212,7 +216,7 @@ func (x *logIndex) readRange(refs []msgRef) ([][]byte, error) {
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	f, err := openFile(x.path, os.O_RDONLY, 0)
+	f, err := x.open()
 	if err != nil {
 		return nil, err
 	}

@@ -342,7 +342,7 @@ func (x *logIndex) keepIfDue() {
 // keep writes what x indexed past x.kept to the file: a record appended,
 // or the whole file anew.
 func (x *logIndex) keep() error {
-	f, err := openFile(x.path, os.O_RDONLY, 0)
+	f, err := x.open()
 	if err != nil {
 		return err
 	}

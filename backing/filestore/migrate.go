@@ -95,8 +95,10 @@ func Migrate(root string, o MigrateOptions) (MigrateResult, error) {
 	switch {
 	case v > FormatVersion:
 		return m.res, fmt.Errorf("%w: store %s has format %d, this sessfs knows up to %d; upgrade sessfs", backing.ErrFormat, root, v, FormatVersion)
-	case v == FormatVersion && !pending:
-		m.res.From = v
+	case v >= plainFormat && !pending:
+		// Format 2 differs from 3 only in having no sealed log: read
+		// as it is.
+		m.res.From = FormatVersion
 		return m.res, nil
 	case v != 1 && !pending:
 		return m.res, fmt.Errorf("%w: store %s has format %d, which this sessfs cannot migrate", backing.ErrFormat, root, v)

@@ -39,7 +39,11 @@ func (s *Session) openLog(branchID string) (*os.File, int64, error) {
 }
 
 func (s *Session) cutTail(f *os.File, branchID string) (int64, error) {
-	size, torn, err := tornTail(f)
+	lf, err := newLogFile(f, &s.logIndex(branchID).sealed)
+	if err != nil {
+		return 0, err
+	}
+	size, torn, err := tornTail(lf)
 	if err != nil || torn == nil {
 		return size, err
 	}
@@ -56,14 +60,10 @@ func (s *Session) cutTail(f *os.File, branchID string) (int64, error) {
 	return keep, nil
 }
 
-// tornTail returns the file's size and the bytes after its last newline.
+// tornTail returns the log's size and the bytes after its last newline.
 // Only the tail is read: the cost does not grow with the log.
-func tornTail(f *os.File) (size int64, torn []byte, err error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, nil, err
-	}
-	size = fi.Size()
+func tornTail(f *logFile) (size int64, torn []byte, err error) {
+	size = f.Size()
 	if size == 0 {
 		return 0, nil, nil
 	}
@@ -129,16 +129,25 @@ func (s *Session) quarantineFile(p, why string) error {
 // quarantine, then are overwritten in place with spaces. Blank lines are
 // skipped by readers, and no offset moves, so forks that point into the log
 // stay right. The caller holds the session lock.
+// A line in the sealed part of a log is blanked in a new sealed file, its
+// frame made anew (writeSealed).
 func (s *Session) blankLine(branchID string, off int64) error {
 	f, err := openFile(s.logFile(branchID), os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	lf, err := newLogFile(f, &s.logIndex(branchID).sealed)
+	if err != nil {
+		return err
+	}
+	if lf.zerr != nil {
+		return lf.zerr
+	}
 	var line []byte
 	buf := make([]byte, 64<<10)
 	for pos := off; ; {
-		n, err := f.ReadAt(buf, pos)
+		n, err := lf.ReadAt(buf, pos)
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
 			line = append(line, buf[:i]...)
 			break
@@ -151,6 +160,12 @@ func (s *Session) blankLine(branchID string, off int64) error {
 	}
 	if err := s.quarantine(fmt.Sprintf("%s.jsonl.at-%d", branchID, off), "corrupt", line); err != nil {
 		return err
+	}
+	if off < lf.sealed() {
+		if i := lf.z.frameAt(off); off+int64(len(line)) > lf.z.frameEnd(i) {
+			return fmt.Errorf("line at %d crosses frames of %s", off, lf.z.f.Name())
+		}
+		return s.writeSealed(s.logFile(branchID), lf, lf.z, lf.z.size, &lineEdit{off: off, n: len(line)})
 	}
 	if _, err := f.WriteAt(bytes.Repeat([]byte{' '}, len(line)), off); err != nil {
 		return err

@@ -30,6 +30,7 @@ type Session struct {
 	committing bool
 	branches   branchCache
 	titled     atomic.Bool // the session has had a title (see autoTitle)
+	sealing    atomic.Bool // a seal runs in the background (seal.go)
 	used       uint64      // when last asked for, in Store.tick (handles.go); under Store.mu
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sessfs/sessfs/backing"
 )
@@ -16,8 +17,10 @@ import (
 // format bumps it and migrates; an older sessfs refuses a newer store
 // rather than damage it. Format 2: an imported line's content is stored
 // once (importer.Slim), which a sessfs of format 1 would give back
-// without it.
-const FormatVersion = 2
+// without it. Format 3: logs may be sealed (seal.go), which a sessfs of
+// format 2 would read as zeros; a store says 3 from its first seal on,
+// and one of format 2 is read as it is, with no migration.
+const FormatVersion = formatSealed
 
 const formatPrefix = "sessfs store format "
 
@@ -52,6 +55,14 @@ type Options struct {
 	// store, or an index found missing or damaged. A build can take
 	// minutes on a big store; a command shows this on a terminal.
 	Building func(done, total int)
+	// Seal says when the start of a long log is compressed (seal.go;
+	// the zero value never);
+	// SealMin and SealKeep say how many bytes a seal takes at least and
+	// how many at a log's end stay plain (0: DefaultSealMin and
+	// DefaultSealKeep in the background, AfterAppendSealMin and none
+	// after an append).
+	Seal              SealMode
+	SealMin, SealKeep int64
 }
 
 // Store is an open store root. It is safe for concurrent use, and several
@@ -67,6 +78,10 @@ type Store struct {
 
 	feed feed  // the change feed's subscribers (feed.go)
 	idx  index // the search index (index.go)
+
+	bg           sync.WaitGroup // seals under way in the background
+	punch        atomic.Int32   // canPunch's answer: 0 not asked, 1 yes, 2 no
+	sealedFormat atomic.Bool    // FORMAT says formatSealed
 }
 
 // DefaultRoot is where the store lives when no --store flag is given:
@@ -151,7 +166,7 @@ func (s *Store) init() error {
 		}
 		return fmt.Errorf("%w: the migration of store %s was cut short: run `sessfs migrate --store %s` to finish it (or add --abort to go back to %s)",
 			backing.ErrFormat, s.root, s.root, back)
-	case v == 1:
+	case v < plainFormat && v >= 1:
 		return fmt.Errorf("%w: store %s has format 1, this sessfs uses format %d: run `sessfs migrate --store %s` to upgrade it (it keeps the old data until it finishes)",
 			backing.ErrFormat, s.root, FormatVersion, s.root)
 	case v < 1:
@@ -181,7 +196,9 @@ func (s *Store) create() error {
 			return err
 		}
 	}
-	err = createExclusive(s.path("FORMAT"), formatLine(FormatVersion))
+	// A new store says the format an older sessfs reads until a log of
+	// it is sealed.
+	err = createExclusive(s.path("FORMAT"), formatLine(plainFormat))
 	if errors.Is(err, os.ErrExist) { // another process created it first
 		return nil
 	}

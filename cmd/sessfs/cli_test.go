@@ -108,7 +108,7 @@ func TestMissingAndExtraArguments(t *testing.T) {
 func TestVersion(t *testing.T) {
 	s := newStore(t)
 	out := s.ok("version")
-	for _, want := range []string{"sessfs dev", "store format 2", runtime.Version()} {
+	for _, want := range []string{"sessfs dev", "store format 3", runtime.Version()} {
 		if !strings.Contains(out, want) {
 			t.Errorf("version %q lacks %q", out, want)
 		}

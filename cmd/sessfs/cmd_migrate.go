@@ -17,6 +17,8 @@ store cannot be used meanwhile: unmount it and stop sessfs sync first
 (migrate refuses while it is mounted). It needs about the store's size
 free on its disk. A store already of this format is left as it is.
 Format 2 stores an imported line's content once (format 1 kept it twice).
+Format 3 may keep the start of a long log compressed (sealed); a store of
+format 2 is read as it is, and says 3 from its first seal on.
 A PostgreSQL store upgrades its schema with 'sessfs db migrate'.`, storeFormat))
 	abort := c.fs.Bool("abort", false, "undo a migration that was cut short: the store goes back to its old format as it was")
 	if _, code, ok := c.parse(args, 0, 0); !ok {

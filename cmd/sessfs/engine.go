@@ -61,10 +61,13 @@ func openStore(location string, durable, daemon bool) (backing.Store, error) {
 			},
 		})
 	}
-	opts := filestore.Options{Indexing: daemon, Logf: func(format string, args ...any) {
+	// A mount seals long logs in the background, never in a write's
+	// answer; a command (import, sync) leaves what it appended sealed.
+	opts := filestore.Options{Indexing: daemon, Seal: filestore.SealBackground, Logf: func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, format+"\n", args...)
 	}}
 	if !daemon {
+		opts.Seal = filestore.SealAfterAppend
 		p := &progress{verb: "building the search index: session"}
 		opts.Building = func(done, total int) {
 			p.show(done-1, total, "")

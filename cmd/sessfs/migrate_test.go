@@ -114,7 +114,7 @@ func TestMigrateFormat1(t *testing.T) {
 	s.fails(1, "sessfs migrate", "", "ls")
 	before := logBytes(t, s.dir)
 	out := s.ok("migrate")
-	if !strings.Contains(out, "from format 1 to 2") {
+	if !strings.Contains(out, "from format 1 to 3") {
 		t.Fatalf("migrate said %q", out)
 	}
 	after := logBytes(t, s.dir)
