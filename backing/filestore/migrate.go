@@ -49,7 +49,8 @@ type MigrateOptions struct {
 
 // MigrateResult is what a migration did.
 type MigrateResult struct {
-	From     int   // the store's format before; FormatVersion if it had nothing to do
+	From     int   // the store's format before
+	Current  bool  // nothing to do: the store is read as it is
 	Sessions int   // sessions rewritten by this run
 	Before   int64 // bytes of the logs this run rewrote, before
 	After    int64 // and after
@@ -98,7 +99,7 @@ func Migrate(root string, o MigrateOptions) (MigrateResult, error) {
 	case v >= plainFormat && !pending:
 		// Format 2 differs from 3 only in having no sealed log: read
 		// as it is.
-		m.res.From = FormatVersion
+		m.res.From, m.res.Current = v, true
 		return m.res, nil
 	case v != 1 && !pending:
 		return m.res, fmt.Errorf("%w: store %s has format %d, which this sessfs cannot migrate", backing.ErrFormat, root, v)

@@ -222,7 +222,7 @@ func TestMigrateCurrent(t *testing.T) {
 	appendTurns(t, newSession(t, st, "s"), "", "p", 1)
 	before := treeSnapshot(t, st.Root())
 	res, err := Migrate(st.Root(), MigrateOptions{Rewrite: func(l []byte) []byte { t.Fatal("rewrote"); return l }})
-	if err != nil || res.From != FormatVersion || res.Sessions != 0 {
+	if err != nil || !res.Current || res.From != plainFormat || res.Sessions != 0 {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	if after := treeSnapshot(t, st.Root()); after != before {

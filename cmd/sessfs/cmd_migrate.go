@@ -54,8 +54,13 @@ A PostgreSQL store upgrades its schema with 'sessfs db migrate'.`, storeFormat))
 	if err != nil {
 		return c.fail(err)
 	}
-	if res.From == storeFormat {
+	switch {
+	case res.Current && res.From == storeFormat:
 		fmt.Printf("store %s is of format %d already: nothing to do\n", real, storeFormat)
+		return exitOK
+	case res.Current:
+		fmt.Printf("store %s is of format %d, which this sessfs reads as it is (it says %d from its first sealed log): nothing to do\n",
+			real, res.From, storeFormat)
 		return exitOK
 	}
 	fmt.Printf("store %s migrated from format %d to %d: %s rewritten, their logs %s → %s\n",

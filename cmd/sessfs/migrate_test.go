@@ -250,3 +250,17 @@ func treeOf(t *testing.T, root string) map[string]string {
 	}
 	return out
 }
+
+// A store of format 2 (no sealed log yet) is read as it is: migrate says
+// so, with the format the store has, and leaves it.
+func TestMigrateFormat2(t *testing.T) {
+	s := newStore(t)
+	s.ok("new", "x")
+	out := s.ok("migrate")
+	if !strings.Contains(out, "is of format 2, which this sessfs reads as it is") || !strings.HasSuffix(strings.TrimSpace(out), "nothing to do") {
+		t.Errorf("migrate of a format-2 store said %q", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(s.dir, "FORMAT")); err != nil || !strings.Contains(string(b), "format 2") {
+		t.Errorf("FORMAT after: %q, %v", b, err)
+	}
+}
