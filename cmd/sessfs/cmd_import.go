@@ -105,9 +105,11 @@ func runImport(args []string) int {
 // behind (importer.Options.Workers): one per CPU, from 2, so that one
 // file's decode overlaps another's fsyncs, to 4, as each holds a file's
 // lines of up to 16 MB.
-func importWorkers() int {
-	return min(max(runtime.GOMAXPROCS(0), 2), 4)
-}
+func importWorkers() int { return perCPU(2, 4) }
+
+// perCPU is one goroutine per CPU this process may use, at least lo and
+// at most hi: how many an import's workers and size keepers are.
+func perCPU(lo, hi int) int { return min(max(runtime.GOMAXPROCS(0), lo), hi) }
 
 // agentFolders are the folders of the agents' sessions that exist, of
 // the agents of formats (of every agent when none is given), said on

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 
 	"github.com/sessfs/sessfs/backing"
@@ -28,7 +27,7 @@ func startKeepingSizes(st backing.Store, warn func(error)) *sizeKeeper {
 	// Rendering is most of an import's work: one keeper a CPU, up to 4
 	// (the engine takes care of two keeping one branch's sizes at once).
 	var wg sync.WaitGroup
-	for range min(max(runtime.NumCPU(), 1), 4) {
+	for range perCPU(1, 4) {
 		wg.Go(func() { k.keep(st, warn) })
 	}
 	go func() {
