@@ -16,6 +16,7 @@ type Message struct {
 	Index     int    // 0-based position in the branch, ancestry resolved
 	Turn      int    // 1-based turn the message belongs to
 	TurnStart bool   // the message starts turn Turn
+	Event     bool   // the message is an event (role EventRole), as the view's marks say
 	Raw       []byte // the stored JSON object, one line, no newline
 }
 

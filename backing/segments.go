@@ -115,6 +115,7 @@ func (s *Segments) Messages(from int, raws [][]byte) []Message {
 	for _, r := range s.Ranges(from, from+len(raws)) {
 		sp := s.segs[r.Seg]
 		next := sort.Search(len(sp.turns), func(k int) bool { return int(sp.turns[k]) >= r.A })
+		nextEvent := sort.Search(len(sp.events), func(k int) bool { return int(sp.events[k]) >= r.A })
 		for i := r.A; i < r.B; i++ {
 			idx := sp.first + i
 			flagged := next < len(sp.turns) && int(sp.turns[next]) == i
@@ -125,7 +126,11 @@ func (s *Segments) Messages(from int, raws [][]byte) []Message {
 			// The first flagged message continues turn 1 when messages
 			// (a system prompt, say) came before it.
 			start := idx == 0 || (flagged && turn >= 2)
-			out = append(out, Message{Index: idx, Turn: max(1, turn), TurnStart: start, Raw: raws[idx-from]})
+			event := nextEvent < len(sp.events) && int(sp.events[nextEvent]) == i
+			if event {
+				nextEvent++
+			}
+			out = append(out, Message{Index: idx, Turn: max(1, turn), TurnStart: start, Event: event, Raw: raws[idx-from]})
 		}
 	}
 	return out
@@ -253,18 +258,24 @@ func (s *Segments) TurnRange(k int) (from, to int, err error) {
 	if k < 1 || k > s.Turns() {
 		return 0, 0, fmt.Errorf("turn %d: %w (branch %q has %s)", k, ErrNotFound, s.Name, Plural(s.Turns(), "turn"))
 	}
-	// Turn k >= 2 opens at the k-th flagged message.
-	startOf := func(k int) int {
-		if k == 1 {
-			return 0
-		}
-		return sort.Search(s.n, func(i int) bool { return s.starts(i+1) >= k })
-	}
-	from, to = startOf(k), s.n
+	from, to = s.turnStart(k), s.n
 	if k < s.Turns() {
-		to = startOf(k + 1)
+		to = s.turnStart(k + 1)
 	}
 	return from, to, nil
+}
+
+// turnStart is where turn k opens: 0 for turn 1, the k-th flagged message
+// for k >= 2 (the messages before the first flag belong to turn 1 along
+// with it). Found in the segment holding that flag, without a search
+// over the messages: a rendering asks it for every turn.
+func (s *Segments) turnStart(k int) int {
+	if k == 1 {
+		return 0
+	}
+	j := sort.Search(len(s.segs), func(j int) bool { return s.segs[j].turnsBefore+len(s.segs[j].turns) >= k })
+	sp := &s.segs[j]
+	return sp.first + int(sp.turns[k-1-sp.turnsBefore])
 }
 
 // TurnOf is the turn message i belongs to (1-based).

@@ -2,7 +2,9 @@ package backing
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 )
 
@@ -70,5 +72,54 @@ func TestSegments(t *testing.T) {
 	}
 	if want := []string{"3:t1:false", "4:t1:false", "5:t2:true", "6:t2:false", "7:t2:false"}; !slices.Equal(starts, want) {
 		t.Errorf("Messages %q, want %q", starts, want)
+	}
+}
+
+// TestTurnRangeRandom holds TurnRange, which finds a turn's start in the
+// segment holding its flag, to the turn rule's definition (turn k opens
+// at the first message with k turn starts at or before it: starts), and
+// Messages' Event to the kinds, over random views of random branches.
+func TestTurnRangeRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	kinds := []Kind{{Prompt: true}, {Context: true}, {}, {Event: true}, {Event: true, Typed: true}}
+	for range 500 {
+		s := Segments{Name: "x"}
+		var all []Kind
+		for range 1 + r.IntN(4) {
+			branch := make([]Kind, r.IntN(12))
+			for i := range branch {
+				branch[i] = kinds[r.IntN(len(kinds))]
+			}
+			keep := 0
+			if len(branch) > 0 {
+				keep = r.IntN(len(branch) + 1)
+			}
+			s.Add(keep, marksOf(branch))
+			all = append(all, branch[:keep]...)
+		}
+		startOf := func(k int) int {
+			if k == 1 {
+				return 0
+			}
+			return sort.Search(s.Len(), func(i int) bool { return s.starts(i+1) >= k })
+		}
+		for k := 1; k <= s.Turns(); k++ {
+			from, to, err := s.TurnRange(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantTo := s.Len()
+			if k < s.Turns() {
+				wantTo = startOf(k + 1)
+			}
+			if from != startOf(k) || to != wantTo {
+				t.Fatalf("kinds %v: TurnRange(%d) = [%d,%d), want [%d,%d)", all, k, from, to, startOf(k), wantTo)
+			}
+		}
+		for _, m := range s.Messages(0, make([][]byte, s.Len())) {
+			if m.Event != all[m.Index].Event {
+				t.Fatalf("kinds %v: message %d Event %v", all, m.Index, m.Event)
+			}
+		}
 	}
 }

@@ -20,7 +20,10 @@ func PieceMessage(m backing.Message, prev backing.Ending) render.Message {
 	if m.TurnStart {
 		rm.Turn = m.Turn
 	}
-	if rm.Note = backing.InterruptionNote(m.Raw); rm.Note == "" && m.TurnStart && m.Turn >= 2 {
+	if m.Event { // only an event shows an interruption (read only then: every piece asks)
+		rm.Note = backing.InterruptionNote(m.Raw)
+	}
+	if rm.Note == "" && m.TurnStart && m.Turn >= 2 {
 		rm.Note = prev.Note(m.Turn - 1)
 	}
 	return rm

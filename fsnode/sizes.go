@@ -323,6 +323,11 @@ func (c *sizeCache) prevEnding(v backing.View, m backing.Message) (backing.Endin
 // (noteEnding), read once: a turn that a later one followed never changes.
 // Only turns that may have been cut off are read, and kept.
 func (c *sizeCache) ending(v backing.View, k int) (backing.Ending, error) {
+	// Most turns cannot have been cut off (an imported session's none):
+	// answered from the view's marks, without a lock or an entry kept.
+	if may, err := mayBeCutOff(v, k); !may || err != nil {
+		return backing.Ending{}, err
+	}
 	c.endsMu.Lock()
 	defer c.endsMu.Unlock()
 	if e, ok := c.ends[k]; ok {
