@@ -73,6 +73,9 @@ type readAhead struct {
 func (st *Store) readAhead(ids []string) *readAhead {
 	r := &readAhead{out: make(chan map[chunkKey]*chunk, aheadSessions), stop: make(chan struct{})}
 	go func() {
+		if st.opts.Indexing { // a mount's build: background work, as its writer is (kick)
+			lowPriority()
+		}
 		defer close(r.out)
 		for _, id := range ids {
 			select {

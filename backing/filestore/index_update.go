@@ -405,6 +405,7 @@ func (x *index) kick() {
 	}
 	x.kicked = true
 	time.AfterFunc(kickDelay, func() {
+		lowPriority() // a goroutine of its own, which ends with the catch-up
 		x.kickMu.Lock()
 		x.kicked = false
 		x.kickMu.Unlock()

@@ -103,6 +103,7 @@ func (s *Session) sealAfterAppend(branchID string, end int64) {
 	}
 	s.st.bg.Add(1)
 	go func() {
+		lowPriority()
 		defer s.st.bg.Done()
 		defer s.sealing.Store(false)
 		s.Seal(branchID)
