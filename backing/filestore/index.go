@@ -196,6 +196,10 @@ func (x *index) open() error {
 	return nil
 }
 
+// walLimit is the size the index's -wal file is cut back to when SQLite
+// resets it (journal_size_limit).
+const walLimit = 4 << 20
+
 func openIndexDB(path string) (*sql.DB, error) {
 	// Made here so that it has the store's mode: SQLite would make it
 	// 0644, and gives its -wal and -shm files the mode of this one.
@@ -206,7 +210,12 @@ func openIndexDB(path string) (*sql.DB, error) {
 	}
 	u := url.URL{Scheme: "file", Path: path}
 	db, err := sql.Open("sqlite", u.String()+
-		"?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+		"?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"+
+		// The WAL grows to the largest transaction (a long session's
+		// first indexing: 33 MB at bench-scale 200M) and SQLite keeps the
+		// file that size after checkpoints unless told to cut it back.
+		fmt.Sprintf("&_pragma=journal_size_limit(%d)", walLimit)+
+		"&_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}

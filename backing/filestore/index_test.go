@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -351,5 +352,34 @@ func TestSeedUsesTheIndex(t *testing.T) {
 	}
 	if len(plan) != 1 || !strings.Contains(plan[0], "USING INDEX messages_ukey") {
 		t.Errorf("seed's query plan: %q, want a search of messages_ukey", plan)
+	}
+}
+
+// TestIndexWALCutBack: indexing a long session grows the index's WAL to
+// its transaction's size; SQLite cuts the file back once it resets it
+// (walLimit) instead of keeping it at its largest for good.
+func TestIndexWALCutBack(t *testing.T) {
+	root := t.TempDir()
+	st, _ := openLogged(t, root, Options{})
+	long := newSession(t, st, "long")
+	var words strings.Builder
+	for i := range 600 {
+		fmt.Fprintf(&words, "w%dx%d ", i, i*7919%1000003)
+	}
+	for i := range 1500 {
+		if err := long.Append("", [][]byte{msg("user", fmt.Sprintf("m%d %s", i, words.String()))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendTurns(t, newSession(t, st, "short"), "", "s", 1)
+	hitsOf(t, st, "sq1") // builds the index: the long session in one transaction
+	appendTurns(t, newSession(t, st, "later"), "", "l", 1)
+	hitsOf(t, st, "lq1") // a catch-up: a write after the checkpoint resets the WAL
+	fi, err := os.Stat(filepath.Join(root, "index", "search.db-wal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > walLimit {
+		t.Errorf("search.db-wal is %d bytes after the build, over %d", fi.Size(), walLimit)
 	}
 }
