@@ -332,7 +332,17 @@ func (x *logIndex) loadData(f io.ReaderAt, size int64, data []byte) bool {
 // keepIfDue keeps what x indexed when it is keepEvery bytes past what the
 // file covers. The caller holds x.mu, with x up to date with the log.
 func (x *logIndex) keepIfDue() {
-	if x.keptPath == "" || x.scanned-x.kept < keepEvery || len(x.bad) > maxKeptBad {
+	if x.scanned-x.kept >= keepEvery {
+		x.keepAll()
+	}
+}
+
+// keepAll keeps what x indexed that is not kept yet, however little. A
+// seal does: what it sealed a fresh process would otherwise scan through
+// zstd, and an import seals every session it stores (most of them far
+// shorter than keepEvery). The caller holds x.mu, with x up to date.
+func (x *logIndex) keepAll() {
+	if x.keptPath == "" || x.scanned == x.kept || len(x.bad) > maxKeptBad {
 		return
 	}
 	// Derived: failing to keep it costs a later process a scan, no more.

@@ -202,6 +202,11 @@ func (s *Session) sealLocked(branchID string) (bool, error) {
 	if err := s.writeSealed(x.path, lf, lf.z, end, nil); err != nil {
 		return false, fmt.Errorf("seal %s: %w", x.path, err)
 	}
+	x.mu.Lock()
+	if x.refresh() == nil {
+		x.keepAll()
+	}
+	x.mu.Unlock()
 	return true, nil
 }
 

@@ -492,3 +492,24 @@ func TestSealBranchTrash(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A seal keeps the log's index, however short the log: a fresh process
+// (a mount after an import, which seals every session it stores) reads
+// none of the log to list its messages, where it would otherwise
+// decompress the sealed part to scan it.
+func TestSealKeepsIndex(t *testing.T) {
+	st, err := Open(t.TempDir(), Options{Seal: SealAfterAppend, SealMin: 1 << 10, SealKeep: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(t, st, "s")
+	longLog(t, s, "", "", 20)
+	path := logPath(t, s, "")
+	fi, _ := os.Stat(path)
+	if fi.Size() >= keepEvery || sealedEnd(t, path) == 0 {
+		t.Fatalf("the log is %d bytes, sealed to %d: want a sealed log shorter than keepEvery", fi.Size(), sealedEnd(t, path))
+	}
+	if x := freshIndex(t, st, "s"); x.read != 0 || len(x.msgs) != 40 {
+		t.Errorf("a fresh index read %d bytes of the log for %d messages, want 0 for 40", x.read, len(x.msgs))
+	}
+}
