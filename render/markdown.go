@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -149,16 +148,4 @@ func roleName(o object) string {
 		return "message"
 	}
 	return clip(role, maxLabel)
-}
-
-// formatTS shortens an RFC 3339 time to whole seconds in UTC; a time that
-// does not parse is shown as stored, cut at maxLabel, rather than dropped.
-// The result is plain text, which each format escapes.
-func formatTS(ts string) string {
-	t, err := time.Parse(time.RFC3339Nano, ts)
-	if err != nil {
-		return clip(ts, maxLabel)
-	}
-	var buf [32]byte // no copy but the result's
-	return string(append(t.UTC().AppendFormat(buf[:0], "2006-01-02 15:04:05"), " UTC"...))
 }
