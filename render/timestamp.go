@@ -13,6 +13,27 @@ func formatTS(ts string) string {
 	return formatTSParsed(ts)
 }
 
+// appendTS appends a message's time as formatTS shows it, escaped by
+// esc (each format's escape for plain text), between before and after; or
+// nothing when the message has none. A well-formed time needs no escape,
+// so it costs neither a string nor a copy.
+func appendTS(dst []byte, o object, before, after string, esc func(string) string) []byte {
+	if b, ok := o.plainBytes("ts"); ok {
+		if len(b) == 0 {
+			return dst
+		}
+		if out, ok := appendRFC3339(append(dst, before...), b); ok {
+			return append(out, after...)
+		}
+	}
+	ts, ok := o.str("ts")
+	if !ok || ts == "" {
+		return dst
+	}
+	dst = append(dst, before...)
+	return append(append(dst, esc(formatTS(ts))...), after...)
+}
+
 // formatTSParsed is formatTS by time.Parse, for any time: the rule that
 // appendRFC3339 only makes fast.
 func formatTSParsed(ts string) string {
@@ -31,7 +52,7 @@ func formatTSParsed(ts string) string {
 // of rendering a message; this takes what time.Parse's own fast path
 // takes, by the same checks, and gives the same bytes
 // (FuzzFormatTS holds it to that).
-func appendRFC3339(dst []byte, ts string) ([]byte, bool) {
+func appendRFC3339[T string | []byte](dst []byte, ts T) ([]byte, bool) {
 	if len(ts) < len("2006-01-02T15:04:05Z") ||
 		ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' || ts[16] != ':' {
 		return dst, false
@@ -57,7 +78,7 @@ func appendRFC3339(dst []byte, ts string) ([]byte, bool) {
 		}
 		rest = rest[n:]
 	}
-	if rest != "Z" {
+	if len(rest) != 1 || rest[0] != 'Z' {
 		if len(rest) != len("+07:00") || (rest[0] != '+' && rest[0] != '-') || rest[3] != ':' {
 			return dst, false
 		}
@@ -86,7 +107,7 @@ func appendRFC3339(dst []byte, ts string) ([]byte, bool) {
 }
 
 // atoiN reads s, all decimal digits.
-func atoiN(s string) (int, bool) {
+func atoiN[T string | []byte](s T) (int, bool) {
 	n := 0
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
