@@ -1,6 +1,7 @@
 package render
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -51,4 +52,74 @@ func FuzzAppend(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte, turn int, note string) {
 		checkAppend(t, Message{Raw: raw, Turn: turn, Note: note})
 	})
+}
+
+// plainMarkdownHTML is what htmlText takes from the fast path instead of
+// markdownHTML(s), or false when it does not take s.
+func plainMarkdownHTML(s string) (string, bool) {
+	if !plainMarkdown(s) {
+		return "", false
+	}
+	var b strings.Builder
+	writePlainMarkdownHTML(&b, s)
+	return b.String(), true
+}
+
+// FuzzPlainMarkdownHTML holds plainMarkdownHTML to goldmark's bytes for
+// the text it takes.
+func FuzzPlainMarkdownHTML(f *testing.F) {
+	for _, s := range []string{"a b", "a\nb", "a\n\nb", "a\n\n\nb", "it's (x) 50% $5 #3 a-b+c=d/e,f;g?", "a  b",
+		"www.x.com", "Www.x", "a.www.b", "a \nb", "a\n b", "a\n1. b", "a\n-b", "a\n\n#b", "Setext\n===", "x\n", "1x", "", "\nA"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := plainMarkdownHTML(s)
+		if !ok {
+			return
+		}
+		if want := markdownHTML(htmlClean(s)); got != want {
+			t.Fatalf("plainMarkdownHTML(%q) = %q, goldmark gives %q", s, got, want)
+		}
+	})
+}
+
+// TestPlainMarkdownHTML checks that the fast path takes plain prose.
+func TestPlainMarkdownHTML(t *testing.T) {
+	for _, s := range []string{"message 42 lorem ipsum dolor sit amet", "Done.\nAll tests pass.\n\nAnything else?"} {
+		got, ok := plainMarkdownHTML(s)
+		if !ok {
+			t.Fatalf("plainMarkdownHTML leaves %q to goldmark", s)
+		}
+		if want := markdownHTML(s); got != want {
+			t.Fatalf("plainMarkdownHTML(%q) = %q, goldmark gives %q", s, got, want)
+		}
+	}
+}
+
+// TestPlainMarkdownHTMLPieces is FuzzPlainMarkdownHTML on texts glued from
+// pieces that the fast path takes or nearly takes, which random bytes
+// seldom spell.
+func TestPlainMarkdownHTMLPieces(t *testing.T) {
+	pieces := []string{"a", "Zed", "word", "x1", " ", "  ", "\n", "\n\n", "\n\n\n", ".", ",", ";", "?", "'", "(", ")", "/", "-", "--", "---",
+		"+", "=", "===", "%", "$", "#", "##", "1", "1.", "2)", "www", "www.", "WWW.", "w.", "x.y", "e.g.", "(see", "it's", "$5", "50%", "a/b"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	taken := 0
+	for range 30000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		got, ok := plainMarkdownHTML(s)
+		if !ok {
+			continue
+		}
+		taken++
+		if want := markdownHTML(htmlClean(s)); got != want {
+			t.Fatalf("plainMarkdownHTML(%q) = %q, goldmark gives %q", s, got, want)
+		}
+	}
+	if taken < 1000 {
+		t.Fatalf("the fast path took only %d texts", taken)
+	}
 }
