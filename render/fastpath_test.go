@@ -23,15 +23,31 @@ func FuzzLoneCR(f *testing.F) {
 	})
 }
 
-// checkAppend checks that AppendMarkdown appends Markdown's piece after
-// what dst holds, leaving it as it is, whatever the piece's bytes (a
-// piece made valid UTF-8 must not touch the bytes before it).
+// checkAppend checks that each Append function appends its format's
+// piece after what dst holds, leaving it as it is, whatever the piece's
+// bytes (a Markdown piece made valid UTF-8 must not touch the bytes
+// before it).
 func checkAppend(t *testing.T, m Message) {
 	t.Helper()
-	for _, prefix := range []string{"", "prefix \xff\n\n"} {
-		dst := append(make([]byte, 0, len(prefix)), prefix...)
-		if got, want := string(AppendMarkdown(dst, m)), prefix+string(Markdown(m)); got != want {
-			t.Fatalf("AppendMarkdown(%q, %q) = %q, want %q", prefix, m.Raw, got, want)
+	md := Markdown(m)
+	formats := []struct {
+		name       string
+		appendTo   func([]byte) []byte
+		standalone []byte
+	}{
+		{"Markdown", func(d []byte) []byte { return AppendMarkdown(d, m) }, md},
+		{"HTML", func(d []byte) []byte { return AppendHTML(d, m) }, HTML(m)},
+		{"JSONL", func(d []byte) []byte { return AppendJSONL(d, m) }, JSONL(m)},
+		{"JSONMember first", func(d []byte) []byte { return AppendJSONMember(d, m, true) }, JSONMember(m, true)},
+		{"JSONMember", func(d []byte) []byte { return AppendJSONMember(d, m, false) }, JSONMember(m, false)},
+		{"Redact", func(d []byte) []byte { return AppendRedact(d, md) }, Redact(md)},
+	}
+	for _, f := range formats {
+		for _, prefix := range []string{"", "prefix \xff\n\n"} {
+			dst := append(make([]byte, 0, len(prefix)), prefix...)
+			if got, want := string(f.appendTo(dst)), prefix+string(f.standalone); got != want {
+				t.Fatalf("Append%s(%q, %q) = %q, want %q", f.name, prefix, m.Raw, got, want)
+			}
 		}
 	}
 }
