@@ -24,6 +24,12 @@
 // blank line ("\n\n"), and any code fence a message opens is closed inside
 // that message, so a piece cannot change how the next one renders.
 //
+// Each format also has an appending form (AppendMarkdown, AppendHTML,
+// AppendJSONL, AppendJSONMember, AppendRedact) that renders a piece onto
+// the end of a caller's buffer, so that rendering many messages costs no
+// allocation a piece of the caller's; the plain functions return the
+// piece in a slice of its own.
+//
 // transcript.md opens with a header (MarkdownHead); transcript.html and
 // export.json add a head and tail around the pieces (HTMLHeadFor/HTMLTail,
 // JSONHead/JSONTail). A head depends on the session, never on a message. A

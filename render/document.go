@@ -52,9 +52,16 @@ func writeCompact(b *bytes.Buffer, v []byte) {
 // The comma goes before every message but the first, so a member never
 // changes once written and the document only grows before its tail.
 func JSONMember(m Message, first bool) []byte {
-	sep := ",\n"
+	return AppendJSONMember(make([]byte, 0, len(",\n")+len(m.Raw)), m, first)
+}
+
+// AppendJSONMember appends JSONMember(m, first) to dst and returns the
+// extended slice, as the append built-in does.
+func AppendJSONMember(dst []byte, m Message, first bool) []byte {
 	if first {
-		sep = "\n"
+		dst = append(dst, '\n')
+	} else {
+		dst = append(dst, ",\n"...)
 	}
 	raw := bytes.TrimSpace(m.Raw)
 	if !validJSON(raw) {
@@ -62,7 +69,7 @@ func JSONMember(m Message, first bool) []byte {
 		// as a string, as transcript.md shows it as text.
 		raw, _ = json.Marshal(string(bytes.ToValidUTF8(raw, []byte("\uFFFD"))))
 	}
-	return append(append(make([]byte, 0, len(sep)+len(raw)), sep...), raw...)
+	return append(dst, raw...)
 }
 
 // JSONTail closes what JSONHead opened.

@@ -82,8 +82,11 @@ const inlineSpecial = "\\`*_[]<>&#!|~"
 // escapeInline makes s safe as plain text on a label line: one line, and the
 // characters that start emphasis, links, HTML or code backslash-escaped.
 func escapeInline(s string) string {
+	if plainInline(s) { // the common case: a plain word, no copy
+		return s
+	}
 	s = oneLine(s)
-	if !strings.ContainsAny(s, inlineSpecial) { // the common case: a plain word
+	if !strings.ContainsAny(s, inlineSpecial) {
 		return s
 	}
 	var b strings.Builder
@@ -95,6 +98,27 @@ func escapeInline(s string) string {
 	}
 	return b.String()
 }
+
+// plainInline reports whether escapeInline leaves s as it is, for the
+// common case of ASCII text: no control character and none of
+// inlineSpecial. It may report false for text left as it is too.
+func plainInline(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !inlineSafe[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// inlineSafe is the ASCII bytes that are neither control characters nor
+// in inlineSpecial.
+var inlineSafe = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = strings.IndexByte(inlineSpecial, byte(c)) < 0
+	}
+	return t
+}()
 
 // plainOrCode shows simple tokens (a media type, a size) as they are and
 // anything else as a code span, so odd values cannot break the line.
@@ -124,7 +148,7 @@ func plainOrCode(s string) string {
 // code block. openFence does know them, so a fence line inside one is not
 // taken for a fence.
 func markdownText(s string) string {
-	s = trimText(loneCR.Replace(s))
+	s = trimText(loneCR(s))
 	if s == "" {
 		return ""
 	}
@@ -138,7 +162,28 @@ func markdownText(s string) string {
 // CommonMark takes it for a line ending, goldmark and others do not: to
 // them "text\r```" is one line, and the fence on the next line opens
 // instead of closing. As a newline, every renderer sees the same lines.
-var loneCR = strings.NewReplacer("\r\n", "\r\n", "\r", "\n")
+// Text without one, nearly all, is returned as it is, with no copy (a
+// strings.Replacer made three allocations to tell).
+func loneCR(s string) string {
+	i := strings.IndexByte(s, '\r')
+	for i >= 0 && i+1 < len(s) && s[i+1] == '\n' {
+		j := strings.IndexByte(s[i+2:], '\r')
+		if j < 0 {
+			return s
+		}
+		i += 2 + j
+	}
+	if i < 0 {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if b[i] == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
+			b[i] = '\n'
+		}
+	}
+	return string(b)
+}
 
 // trimText drops what text written by a user or a model has around it
 // that a piece does not show: trailing white space, and whole blank lines
@@ -163,6 +208,9 @@ func trimText(s string) string {
 // fence instead, which is what a column-0 closer did. Indented the same,
 // it closes the fence whether the fence is in the item or not.
 func openFence(s string) string {
+	if strings.IndexByte(s, '`') < 0 && strings.IndexByte(s, '~') < 0 {
+		return "" // no fence at all, as in most text: no need to read lines
+	}
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
 	var char byte // the open fence's character; 0 when none is open
@@ -207,8 +255,10 @@ func openFence(s string) string {
 				continue
 			}
 			// Kinds 6 and 7 run to a blank line; 7 (any tag alone on
-			// its line) cannot interrupt a paragraph.
-			if htmlBlockTag(t) || blank && htmlTagLine.MatchString(t) && !kind1Tag(t) {
+			// its line) cannot interrupt a paragraph. The regexp runs
+			// only on a line that starts as a tag does: it was a tenth
+			// of rendering a short message.
+			if htmlBlockTag(t) || blank && strings.HasPrefix(t, "<") && htmlTagLine.MatchString(t) && !kind1Tag(t) {
 				htmlEnd = blankLine
 				continue
 			}

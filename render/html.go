@@ -173,39 +173,46 @@ pre { margin: .35rem 0; padding: .5rem .7rem; background: var(--box); border: 1p
 // HTML returns the transcript.html piece for one message: an <h2> when m
 // starts a turn, then an <article> with a header naming the role and time
 // and the content. The piece is balanced HTML and ends with "\n"; it
-// depends only on m.
+// depends only on m. It is AppendHTML's piece in a slice of its own, of
+// its exact size.
 func HTML(m Message) []byte {
-	var b strings.Builder
-	o, ok := parseObject(m.Raw)
+	return exactly(AppendHTML, m)
+}
+
+// AppendHTML appends HTML(m) to dst and returns the extended slice, as
+// AppendMarkdown does.
+func AppendHTML(dst []byte, m Message) []byte {
+	var buf objectBuf // the message's members stay on the stack
+	o, ok := parseObjectIn(buf[:0], m.Raw)
 	event := ok && isEvent(o)
 	if m.Note != "" && !event {
-		b.WriteString(htmlMark(m.Note))
+		dst = append(dst, htmlMark(m.Note)...)
 	}
 	if m.Turn > 0 {
-		n := strconv.Itoa(m.Turn)
-		b.WriteString("<h2 id=\"turn-" + n + "\">Turn " + n + "</h2>\n")
+		dst = append(dst, "<h2 id=\"turn-"...)
+		dst = strconv.AppendInt(dst, int64(m.Turn), 10)
+		dst = append(dst, "\">Turn "...)
+		dst = strconv.AppendInt(dst, int64(m.Turn), 10)
+		dst = append(dst, "</h2>\n"...)
 	}
 	if !ok {
 		// As in Markdown: a damaged or foreign line shows up, escaped.
-		b.WriteString("<article class=\"msg unreadable\">\n")
-		b.WriteString("<header><span class=\"role\">unreadable message</span></header>\n")
-		b.WriteString((&walk{st: htmlStyle{}}).code(string(m.Raw)))
-		b.WriteString("\n</article>\n")
-		return []byte(b.String())
+		dst = append(dst, "<article class=\"msg unreadable\">\n"...)
+		dst = append(dst, "<header><span class=\"role\">unreadable message</span></header>\n"...)
+		dst = append(dst, (&walk{st: htmlStyle{}}).code(string(m.Raw))...)
+		return append(dst, "\n</article>\n"...)
 	}
 	if event {
 		if m.Note != "" {
-			b.WriteString(htmlMark(m.Note))
+			dst = append(dst, htmlMark(m.Note)...)
 		}
-		return []byte(b.String())
+		return dst
 	}
 	switch k := contextKind(o); {
 	case k == "compaction":
-		b.WriteString(htmlCompaction(o))
-		return []byte(b.String())
+		return append(dst, htmlCompaction(o)...)
 	case k != "":
-		b.WriteString(htmlContext(k, o))
-		return []byte(b.String())
+		return append(dst, htmlContext(k, o)...)
 	}
 	name, class := htmlRole(o)
 	name = htmlEscape(oneLine(name))
@@ -213,35 +220,45 @@ func HTML(m Message) []byte {
 	if instructions {
 		class += " instructions"
 	}
+	dst = append(dst, "<article class=\"msg "...)
+	dst = append(dst, class...)
 	if o.isTrue("continues") {
 		// The same response as the message before: no second header.
-		b.WriteString("<article class=\"msg " + class + " continues\">\n")
+		dst = append(dst, " continues\">\n"...)
 	} else {
-		b.WriteString("<article class=\"msg " + class + "\">\n<header><span class=\"role\">" + name + "</span>")
+		dst = append(dst, "\">\n<header><span class=\"role\">"...)
+		dst = append(dst, name...)
+		dst = append(dst, "</span>"...)
 		if instructions {
-			b.WriteString("<span class=\"badge\">instructions</span>")
+			dst = append(dst, "<span class=\"badge\">instructions</span>"...)
 		}
-		b.WriteString(htmlTSPart(o))
-		b.WriteString("</header>\n")
+		dst = appendHTMLTS(dst, o)
+		dst = append(dst, "</header>\n"...)
 	}
-	content := body(o, htmlStyle{})
 	if instructions {
-		content = "<details class=\"instructions\"><summary>" + name + "</summary>\n" +
-			content + "\n</details>"
+		dst = append(dst, "<details class=\"instructions\"><summary>"...)
+		dst = append(dst, name...)
+		dst = append(dst, "</summary>\n"...)
 	}
-	b.WriteString(content)
-	b.WriteString("\n</article>\n")
-	return []byte(b.String())
+	dst = append(dst, body(o, htmlStyle{})...)
+	if instructions {
+		dst = append(dst, "\n</details>"...)
+	}
+	return append(dst, "\n</article>\n"...)
 }
 
-// htmlTSPart is " · <time>" for a message's header, or "" when it has no
-// time.
-func htmlTSPart(o object) string {
-	if ts, ok := o.str("ts"); ok && ts != "" {
-		return " · <span class=\"ts\">" + htmlEscape(oneLine(formatTS(ts))) + "</span>"
-	}
-	return ""
+// appendHTMLTS appends " · <time>" for a message's header, or nothing
+// when it has no time.
+func appendHTMLTS(dst []byte, o object) []byte {
+	return appendTS(dst, o, " · <span class=\"ts\">", "</span>", htmlTSEscape)
 }
+
+// htmlTSPart is appendHTMLTS as a string.
+func htmlTSPart(o object) string {
+	return string(appendHTMLTS(nil, o))
+}
+
+func htmlTSEscape(s string) string { return htmlEscape(oneLine(s)) }
 
 // htmlContext is injected context collapsed: its kind and size on the
 // summary line, its content inside.
@@ -418,6 +435,14 @@ func htmlText(s string, markdown bool) string {
 		return ""
 	}
 	if markdown && !markdownCostly(s) {
+		if plainMarkdown(s) {
+			var b strings.Builder // one allocation, the result
+			b.Grow(len(s) + 64)
+			b.WriteString("<div class=\"text\">")
+			writePlainMarkdownHTML(&b, s)
+			b.WriteString("</div>")
+			return b.String()
+		}
 		if h := markdownHTML(htmlClean(s)); len(h) <= maxMarkdownGrowth*len(s)+1024 {
 			return "<div class=\"text\">" + h + "</div>"
 		}

@@ -3,8 +3,6 @@ package render
 import (
 	"bytes"
 	"strconv"
-	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -14,41 +12,52 @@ import (
 // compaction a marker with its summary collapsed. The piece always ends
 // with exactly one blank line, so pieces concatenate into a well-formed
 // document (see the package doc); an event's piece is empty (its turn
-// heading aside, which events never start), or its Note.
+// heading aside, which events never start), or its Note. It is
+// AppendMarkdown's piece in a slice of its own, of its exact size.
 func Markdown(m Message) []byte {
-	parts := make([]string, 0, 6) // joined once, by finish
-	o, ok := parseObject(m.Raw)
+	return exactly(AppendMarkdown, m)
+}
+
+// AppendMarkdown appends Markdown(m) to dst and returns the extended
+// slice, as the append built-in does: a caller that renders many messages
+// into one buffer costs no allocation of its own for each.
+func AppendMarkdown(dst []byte, m Message) []byte {
+	start := len(dst)
+	var buf objectBuf // the message's members stay on the stack
+	o, ok := parseObjectIn(buf[:0], m.Raw)
 	event := ok && isEvent(o)
 	if m.Note != "" && !event {
-		parts = append(parts, markdownNote(m.Note), "\n\n")
+		dst = appendMarkdownNote(dst, m.Note)
+		dst = append(dst, "\n\n"...)
 	}
 	if m.Turn > 0 {
-		parts = append(parts, string(heading(m.Turn)))
+		dst = appendHeading(dst, m.Turn)
 	}
 	if ok {
 		if event {
 			if m.Note == "" {
-				return []byte(strings.Join(parts, ""))
+				return dst
 			}
-			return finish(append(parts, markdownNote(m.Note))...)
+			return finishPiece(appendMarkdownNote(dst, m.Note), start)
 		}
 		switch k := contextKind(o); {
 		case k == "compaction":
-			parts = append(parts, markdownCompaction(o))
+			dst = append(dst, markdownCompaction(o)...)
 		case k != "":
-			parts = append(parts, markdownContext(k, contentSize(o.get("content"))))
+			dst = append(dst, markdownContext(k, contentSize(o.get("content")))...)
 		default:
 			if !o.isTrue("continues") {
-				parts = append(parts, label(o), "\n\n")
+				dst = append(appendLabel(dst, o), "\n\n"...)
 			}
-			parts = append(parts, body(o, markdownStyle{}))
+			dst = append(dst, body(o, markdownStyle{})...)
 		}
 	} else {
 		// The store validates what it writes, but a damaged or foreign line
 		// must still show up readably rather than vanish or break the file.
-		parts = append(parts, "**unreadable message**\n\n", (&walk{st: markdownStyle{}}).code(string(m.Raw)))
+		dst = append(dst, "**unreadable message**\n\n"...)
+		dst = append(dst, (&walk{st: markdownStyle{}}).code(string(m.Raw))...)
 	}
-	return finish(parts...)
+	return finishPiece(dst, start)
 }
 
 // isEvent reports a stored source line that is not a message (a summary,
@@ -61,21 +70,16 @@ func isEvent(o object) bool {
 
 // heading is the line that opens turn n, followed by a blank line.
 func heading(turn int) []byte {
-	return []byte("## Turn " + strconv.Itoa(turn) + "\n\n")
+	return appendHeading(nil, turn)
 }
 
-// finish joins the parts of a piece, in one copy, ending it with exactly
-// one blank line, and makes it valid UTF-8: JSON shown verbatim may carry
-// invalid bytes, which readers of a .md file should never meet.
+func appendHeading(dst []byte, turn int) []byte {
+	dst = append(dst, "## Turn "...)
+	return append(strconv.AppendInt(dst, int64(turn), 10), "\n\n"...)
+}
+
+// finish joins the parts of a piece, in one copy, as finishPiece ends it.
 func finish(parts ...string) []byte {
-	for len(parts) > 0 { // trailing white space goes, whole parts of it too
-		last := strings.TrimRight(parts[len(parts)-1], " \t\r\n")
-		if last != "" {
-			parts[len(parts)-1] = last
-			break
-		}
-		parts = parts[:len(parts)-1]
-	}
 	n := len("\n\n")
 	for _, p := range parts {
 		n += len(p)
@@ -84,17 +88,31 @@ func finish(parts ...string) []byte {
 	for _, p := range parts {
 		out = append(out, p...)
 	}
-	out = append(out, "\n\n"...)
-	if utf8.Valid(out) { // the rule: no second copy to make
-		return out
-	}
-	return bytes.ToValidUTF8(out, []byte("\uFFFD"))
+	return finishPiece(out, 0)
 }
 
-// markdownNote is a note the caller adds (Message.Note) in one line:
+// finishPiece ends the piece dst[start:] with exactly one blank line, its
+// trailing white space gone, and makes it valid UTF-8: JSON shown verbatim
+// may carry invalid bytes, which readers of a .md file should never meet.
+func finishPiece(dst []byte, start int) []byte {
+	end := len(dst)
+	for end > start && (dst[end-1] == ' ' || dst[end-1] == '\t' || dst[end-1] == '\r' || dst[end-1] == '\n') {
+		end--
+	}
+	dst = append(dst[:end], "\n\n"...)
+	if utf8.Valid(dst[start:]) { // the rule: no second copy to make
+		return dst
+	}
+	valid := bytes.ToValidUTF8(dst[start:], []byte("\uFFFD"))
+	return append(dst[:start], valid...)
+}
+
+// appendMarkdownNote appends a note the caller adds (Message.Note) in one line:
 // "_[turn interrupted: Esc]_".
-func markdownNote(note string) string {
-	return "_[" + escapeInline(shorten(note)) + "]_"
+func appendMarkdownNote(dst []byte, note string) []byte {
+	dst = append(dst, "_["...)
+	dst = append(dst, escapeInline(shorten(note))...)
+	return append(dst, "]_"...)
 }
 
 // markdownContext is injected context in one line, what it is and how
@@ -107,24 +125,23 @@ func markdownContext(kind string, size int) string {
 // rule so that it shows, with the summary the agent went on from
 // collapsed below.
 func markdownCompaction(o object) string {
-	l := "**compaction**" + tsSuffix(o)
+	l := string(appendTSSuffix([]byte("**compaction**"), o))
 	summary := "summary, " + sizeText(contentSize(o.get("content")))
 	return "---\n\n" + l + "\n\n" + details(summary, body(o, markdownStyle{}))
 }
 
-// label is the line that says who wrote the message and when, e.g.
-// "**user** · 2026-11-22 11:25:03 UTC".
-func label(o object) string {
-	return "**" + escapeInline(roleName(o)) + "**" + tsSuffix(o)
+// appendLabel appends the line that says who wrote the message and
+// when, e.g. "**user** · 2026-11-22 11:25:03 UTC".
+func appendLabel(dst []byte, o object) []byte {
+	dst = append(dst, "**"...)
+	dst = append(dst, escapeInline(roleName(o))...)
+	return appendTSSuffix(append(dst, "**"...), o)
 }
 
-// tsSuffix is " · " and the message's time for a label line, or "" when it
-// has none.
-func tsSuffix(o object) string {
-	if ts, ok := o.str("ts"); ok && ts != "" {
-		return " · " + escapeInline(formatTS(ts))
-	}
-	return ""
+// appendTSSuffix appends " · " and the message's time for a label line,
+// or nothing when it has none.
+func appendTSSuffix(dst []byte, o object) []byte {
+	return appendTS(dst, o, " · ", "", escapeInline)
 }
 
 // roleName names the role for a reader. A system message is instructions
@@ -149,16 +166,4 @@ func roleName(o object) string {
 		return "message"
 	}
 	return clip(role, maxLabel)
-}
-
-// formatTS shortens an RFC 3339 time to whole seconds in UTC; a time that
-// does not parse is shown as stored, cut at maxLabel, rather than dropped.
-// The result is plain text, which each format escapes.
-func formatTS(ts string) string {
-	t, err := time.Parse(time.RFC3339Nano, ts)
-	if err != nil {
-		return clip(ts, maxLabel)
-	}
-	var buf [32]byte // no copy but the result's
-	return string(append(t.UTC().AppendFormat(buf[:0], "2006-01-02 15:04:05"), " UTC"...))
 }

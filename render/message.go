@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // Message is what render needs of one stored message.
@@ -29,8 +30,9 @@ type object []member
 // message itself when the name has no escapes, as it nearly always has
 // not), its value raw.
 type member struct {
-	key []byte
-	val json.RawMessage
+	key   []byte
+	val   json.RawMessage
+	plain bool // val is a string with no escape: its text is its bytes, if valid UTF-8
 }
 
 // get returns the value of the member key, or nil when there is none; of
@@ -47,10 +49,24 @@ func (o object) get(key string) json.RawMessage {
 // parseObject decodes raw as a JSON object. It reports false for anything
 // else, including valid JSON that is not an object (null, arrays, numbers).
 func parseObject(raw []byte) (object, bool) {
+	return parseObjectIn(nil, raw)
+}
+
+// objectBuf holds the members of a message's object or of a block where
+// the caller declares it, so that when the object does not outlive the
+// caller (most do not) its members cost no allocation.
+type objectBuf [16]member
+
+// parseObjectIn is parseObject appending the members to buf[:0], which
+// may be an objectBuf of the caller's.
+func parseObjectIn(buf object, raw []byte) (object, bool) {
 	if kind(raw) != '{' {
 		return nil, false
 	}
-	if o, ok := scanObject(raw); ok {
+	if buf == nil {
+		buf = make(object, 0, 8)
+	}
+	if o, ok := scanObjectIn(buf[:0], raw); ok {
 		return o, true
 	}
 	var m map[string]json.RawMessage // scanObject refuses only what this refuses too
@@ -59,9 +75,20 @@ func parseObject(raw []byte) (object, bool) {
 	}
 	o := make(object, 0, len(m))
 	for k, v := range m {
-		o = append(o, member{[]byte(k), v})
+		o = append(o, member{[]byte(k), v, false})
 	}
 	return o, true
+}
+
+// validUTF8 is utf8.Valid, quicker on the short ASCII strings that most
+// names and values are.
+func validUTF8(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
+			return utf8.Valid(b[i:])
+		}
+	}
+	return true
 }
 
 // kind returns the first byte of a JSON value ('{', '[', '"', 'n', 't', 'f',
@@ -77,7 +104,26 @@ func kind(v []byte) byte {
 
 // str returns the field key when it is a JSON string.
 func (o object) str(key string) (string, bool) {
+	if b, ok := o.plainBytes(key); ok {
+		return plainString(b), true
+	}
 	return asString(o.get(key))
+}
+
+// plainBytes is plainBytes(o.get(key)), without a second scan of the
+// value: the string's text, still in the message's bytes, when it has no
+// escape and is valid UTF-8.
+func (o object) plainBytes(key string) ([]byte, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if string(o[i].key) == key {
+			if !o[i].plain {
+				return nil, false
+			}
+			in := o[i].val[1 : len(o[i].val)-1]
+			return in, validUTF8(in)
+		}
+	}
+	return nil, false
 }
 
 // asString decodes v when it is a JSON string.
@@ -116,17 +162,15 @@ func (o object) isTrue(key string) bool {
 }
 
 // blockType returns the "type" of a content block, or "" when v is not an
-// object with a string type. It reads the block without building it: it
-// is asked of every block of a message before the block is rendered.
+// object with a string type. It builds the block on the stack, with no
+// allocation: it is asked of every block of a message before the block
+// is rendered.
 func blockType(v json.RawMessage) string {
-	var typ json.RawMessage
-	if !scanMembers(v, func(key []byte, val json.RawMessage) {
-		if string(key) == "type" {
-			typ = val // the last one, as object.get
-		}
-	}) {
+	var buf objectBuf
+	o, ok := scanObjectIn(buf[:0], v)
+	if !ok {
 		return ""
 	}
-	t, _ := asString(typ)
+	t, _ := o.str("type")
 	return t
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Rule is one kind of secret Redact masks.
@@ -201,22 +202,39 @@ const (
 // result is a fixed point: Redact(Redact(b)) equals Redact(b). b is never
 // modified; when nothing is masked, b itself is returned.
 func Redact(b []byte) []byte {
-	var lower redactLower
+	lower := redactLowers.Get().(*redactLower)
 	for i := range RedactRules {
-		b = redactRule(b, &RedactRules[i], &lower)
+		b = redactRule(b, &RedactRules[i], lower)
+	}
+	lower.src = nil
+	if cap(lower.lower) <= maxScratch {
+		redactLowers.Put(lower)
 	}
 	return b
 }
 
+// AppendRedact appends Redact(b) to dst and returns the extended slice,
+// as the append built-in does.
+func AppendRedact(dst, b []byte) []byte {
+	return append(dst, Redact(b)...)
+}
+
 // redactLower caches the ASCII lower-case copy of the input that the
-// hinted rules search, as long as no rule has changed the input.
+// hinted rules search, as long as no rule has changed the input. Its
+// buffer is reused from one call to the next (redactLowers), so clean
+// input costs Redact no allocation.
 type redactLower struct{ src, lower []byte }
+
+var redactLowers = sync.Pool{New: func() any { return new(redactLower) }}
 
 func (c *redactLower) of(b []byte) []byte {
 	if len(b) > 0 && len(c.src) == len(b) && &c.src[0] == &b[0] {
 		return c.lower
 	}
-	c.src, c.lower = b, make([]byte, len(b))
+	if cap(c.lower) < len(b) {
+		c.lower = make([]byte, len(b))
+	}
+	c.src, c.lower = b, c.lower[:len(b)]
 	for i, ch := range b {
 		if 'A' <= ch && ch <= 'Z' {
 			ch += 'a' - 'A'

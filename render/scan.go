@@ -14,62 +14,72 @@ import (
 // reports false for anything else, so callers can fall back on the
 // standard decoder for its error.
 func scanObject(raw []byte) (object, bool) {
-	o := make(object, 0, 8)
-	if !scanMembers(raw, func(key []byte, val json.RawMessage) { o = append(o, member{key, val}) }) {
-		return nil, false
-	}
-	return o, true
+	return scanObjectIn(make(object, 0, 8), raw)
 }
 
-// scanMembers calls member with each member of the JSON object raw, in
-// order, and reports whether raw is one: scanObject, for callers that want
-// one member and need not build the object.
-func scanMembers(raw []byte, member func(key []byte, val json.RawMessage)) bool {
+// scanObjectIn is scanObject appending the members to o, which may be
+// an objectBuf of the caller's.
+func scanObjectIn(o object, raw []byte) (object, bool) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
-		return false
+		return nil, false
 	}
 	i = skipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
-		return skipSpace(raw, i+1) == len(raw)
+		return objectEnd(o, raw, i)
 	}
 	for {
 		ks := i
-		ke, ok := skipString(raw, i)
+		ke, plainKey, ok := scanString(raw, i)
 		if !ok {
-			return false
+			return nil, false
 		}
-		key, ok := plainBytes(raw[ks:ke])
-		if !ok {
+		key := raw[ks+1 : ke-1]
+		if !plainKey || !validUTF8(key) { // as plainBytes, without a second scan
 			s, ok := unquote(raw[ks:ke])
 			if !ok {
-				return false
+				return nil, false
 			}
 			key = []byte(s)
 		}
 		i = skipSpace(raw, ke)
 		if i >= len(raw) || raw[i] != ':' {
-			return false
+			return nil, false
 		}
 		vs := skipSpace(raw, i+1)
-		ve, ok := skipValue(raw, vs, 2) // inside the object: one level down
-		if !ok {
-			return false
+		var ve int
+		plain := false
+		if vs < len(raw) && raw[vs] == '"' {
+			ve, plain, ok = scanString(raw, vs)
+		} else {
+			ve, ok = skipValue(raw, vs, 2) // inside the object: one level down
 		}
-		member(key, json.RawMessage(raw[vs:ve:ve]))
+		if !ok {
+			return nil, false
+		}
+		o = append(o, member{key, json.RawMessage(raw[vs:ve:ve]), plain})
 		i = skipSpace(raw, ve)
 		if i >= len(raw) {
-			return false
+			return nil, false
 		}
 		switch raw[i] {
 		case ',':
 			i = skipSpace(raw, i+1)
 		case '}':
-			return skipSpace(raw, i+1) == len(raw)
+			return objectEnd(o, raw, i)
 		default:
-			return false
+			return nil, false
 		}
 	}
+}
+
+// objectEnd returns o when nothing but white space follows the object's
+// closing brace, at raw[i].
+func objectEnd(o object, raw []byte, i int) (object, bool) {
+	if skipSpace(raw, i+1) != len(raw) {
+		return nil, false
+	}
+	return o, true
 }
 
 // scanArray splits a JSON array into its elements as scanObject splits an
@@ -120,7 +130,7 @@ func validJSON(b []byte) bool {
 // one). Invalid UTF-8 and lone surrogates become U+FFFD.
 func unquote(v []byte) (string, bool) {
 	if in, ok := plainBytes(v); ok {
-		return string(in), true
+		return plainString(in), true
 	}
 	start := skipSpace(v, 0)
 	end, ok := skipString(v, start)
@@ -170,6 +180,85 @@ func unquote(v []byte) (string, bool) {
 		i += 2
 	}
 	return b.String(), true
+}
+
+// plainString is string(b), but for the names that nearly every message
+// or block holds (its role, its type, a tool's status), which it returns
+// without a copy: they were a third of the allocations of rendering a
+// short message.
+func plainString(b []byte) string {
+	if len(b) > len("custom_tool_call_output") {
+		return string(b)
+	}
+	switch string(b) { // compiled to comparisons, which do not copy b
+	case "user":
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "system":
+		return "system"
+	case "tool":
+		return "tool"
+	case "developer":
+		return "developer"
+	case "event":
+		return "event"
+	case "text":
+		return "text"
+	case "input_text":
+		return "input_text"
+	case "output_text":
+		return "output_text"
+	case "thinking":
+		return "thinking"
+	case "reasoning":
+		return "reasoning"
+	case "summary_text":
+		return "summary_text"
+	case "tool_use":
+		return "tool_use"
+	case "tool_result":
+		return "tool_result"
+	case "function_call":
+		return "function_call"
+	case "function_call_output":
+		return "function_call_output"
+	case "custom_tool_call":
+		return "custom_tool_call"
+	case "custom_tool_call_output":
+		return "custom_tool_call_output"
+	case "message":
+		return "message"
+	case "completed":
+		return "completed"
+	case "in_progress":
+		return "in_progress"
+	case "pending":
+		return "pending"
+	case "Bash":
+		return "Bash"
+	case "Read":
+		return "Read"
+	case "Edit":
+		return "Edit"
+	case "Write":
+		return "Write"
+	case "Grep":
+		return "Grep"
+	case "Glob":
+		return "Glob"
+	case "TodoWrite":
+		return "TodoWrite"
+	case "shell":
+		return "shell"
+	case "exec_command":
+		return "exec_command"
+	case "apply_patch":
+		return "apply_patch"
+	case "update_plan":
+		return "update_plan"
+	}
+	return string(b)
 }
 
 // plainBytes returns the text of the common string with no escapes, still
@@ -316,39 +405,48 @@ func skipComposite(b []byte, i, depth int) (int, bool) {
 // escapes. Other bytes, invalid UTF-8 included, pass as encoding/json lets
 // them.
 func skipString(b []byte, i int) (int, bool) {
+	end, _, ok := scanString(b, i)
+	return end, ok
+}
+
+// scanString is skipString that also reports whether the string is plain:
+// without an escape, its text is its bytes (if they are valid UTF-8).
+func scanString(b []byte, i int) (end int, plain, ok bool) {
 	if i >= len(b) || b[i] != '"' {
-		return 0, false
+		return 0, false, false
 	}
+	plain = true
 	for i++; ; i++ {
 		i = plainRun(b, i)
 		if i >= len(b) {
-			return 0, false
+			return 0, false, false
 		}
 		switch b[i] {
 		case '"':
-			return i + 1, true
+			return i + 1, plain, true
 		case '\\':
+			plain = false
 			i++
 			if i >= len(b) {
-				return 0, false
+				return 0, false, false
 			}
 			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if len(b)-i < 5 {
-					return 0, false
+					return 0, false, false
 				}
 				for _, h := range b[i+1 : i+5] {
 					if !isHex(h) {
-						return 0, false
+						return 0, false, false
 					}
 				}
 				i += 4
 			default:
-				return 0, false
+				return 0, false, false
 			}
 		default: // a control character
-			return 0, false
+			return 0, false, false
 		}
 	}
 }

@@ -46,7 +46,8 @@ func body(o object, st style) string {
 	role, _ := o.str("role")
 	c := o.get("content")
 	hasContent := c != nil
-	var parts []string
+	var buf [4]string // most messages have few parts: kept on the stack (joinParts)
+	parts := buf[:0]
 	switch {
 	case role == "tool" && !onlyResults(c):
 		// An OpenAI chat tool message: its content is the tool's output.
@@ -55,7 +56,7 @@ func body(o object, st style) string {
 	case !hasContent || kind(c) == 'n':
 		// Nothing to show here; tool_calls or the remark below speak.
 	case kind(c) == '"':
-		s, _ := asString(c)
+		s, _ := o.str("content") // c, decoded without a second scan
 		parts = append(parts, w.text(s))
 	case kind(c) == '[':
 		blocks, _ := asArray(c)
@@ -66,7 +67,20 @@ func body(o object, st style) string {
 	if calls, ok := asArray(o.get("tool_calls")); ok {
 		parts = append(parts, w.each(calls, w.chatToolCall)...)
 	}
-	return st.join(parts)
+	return joinParts(st, parts)
+}
+
+// joinParts is st.join(parts), called directly for this package's styles:
+// parts passed through the interface would move to the heap, an
+// allocation for every message.
+func joinParts(st style, parts []string) string {
+	switch st.(type) {
+	case markdownStyle:
+		return join(parts)
+	case htmlStyle:
+		return htmlJoin(parts)
+	}
+	return st.join(append([]string(nil), parts...))
 }
 
 // onlyResults reports whether content is a non-empty array of tool results

@@ -1,0 +1,141 @@
+package render
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// Tests holding the fast paths to the general code they stand for, or
+// stood for: each must give the same bytes.
+
+// replacerCR is what loneCR did by a strings.Replacer.
+var replacerCR = strings.NewReplacer("\r\n", "\r\n", "\r", "\n")
+
+func FuzzLoneCR(f *testing.F) {
+	for _, s := range []string{"", "a", "\r", "\n", "\r\n", "\r\r\n", "a\rb", "a\r\nb\rc", "\n\r", "x\r\n\r\n\r", "\r\n\r"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := loneCR(s), replacerCR.Replace(s); got != want {
+			t.Fatalf("loneCR(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// checkAppend checks that each Append function appends its format's
+// piece after what dst holds, leaving it as it is, whatever the piece's
+// bytes (a Markdown piece made valid UTF-8 must not touch the bytes
+// before it).
+func checkAppend(t *testing.T, m Message) {
+	t.Helper()
+	md := Markdown(m)
+	formats := []struct {
+		name       string
+		appendTo   func([]byte) []byte
+		standalone []byte
+	}{
+		{"Markdown", func(d []byte) []byte { return AppendMarkdown(d, m) }, md},
+		{"HTML", func(d []byte) []byte { return AppendHTML(d, m) }, HTML(m)},
+		{"JSONL", func(d []byte) []byte { return AppendJSONL(d, m) }, JSONL(m)},
+		{"JSONMember first", func(d []byte) []byte { return AppendJSONMember(d, m, true) }, JSONMember(m, true)},
+		{"JSONMember", func(d []byte) []byte { return AppendJSONMember(d, m, false) }, JSONMember(m, false)},
+		{"Redact", func(d []byte) []byte { return AppendRedact(d, md) }, Redact(md)},
+	}
+	for _, f := range formats {
+		for _, prefix := range []string{"", "prefix \xff\n\n"} {
+			dst := append(make([]byte, 0, len(prefix)), prefix...)
+			if got, want := string(f.appendTo(dst)), prefix+string(f.standalone); got != want {
+				t.Fatalf("Append%s(%q, %q) = %q, want %q", f.name, prefix, m.Raw, got, want)
+			}
+		}
+	}
+}
+
+func TestAppend(t *testing.T) {
+	msgs := append(append([]Message(nil), Sample...), fingerprintExtra...)
+	msgs = append(msgs, Message{Raw: []byte("{\"role\":\"user\",\"content\":\"bad \xff\"}")}, Message{Raw: []byte("\xff")},
+		Message{Turn: 2, Raw: []byte(`{"role":"event"}`)}, Message{Raw: []byte(`{"role":"user","content":" \n "}`)})
+	for _, m := range msgs {
+		checkAppend(t, m)
+	}
+}
+
+func FuzzAppend(f *testing.F) {
+	for _, m := range Sample {
+		f.Add(m.Raw, m.Turn, m.Note)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, turn int, note string) {
+		checkAppend(t, Message{Raw: raw, Turn: turn, Note: note})
+	})
+}
+
+// plainMarkdownHTML is what htmlText takes from the fast path instead of
+// markdownHTML(s), or false when it does not take s.
+func plainMarkdownHTML(s string) (string, bool) {
+	if !plainMarkdown(s) {
+		return "", false
+	}
+	var b strings.Builder
+	writePlainMarkdownHTML(&b, s)
+	return b.String(), true
+}
+
+// FuzzPlainMarkdownHTML holds plainMarkdownHTML to goldmark's bytes for
+// the text it takes.
+func FuzzPlainMarkdownHTML(f *testing.F) {
+	for _, s := range []string{"a b", "a\nb", "a\n\nb", "a\n\n\nb", "it's (x) 50% $5 #3 a-b+c=d/e,f;g?", "a  b",
+		"www.x.com", "Www.x", "a.www.b", "a \nb", "a\n b", "a\n1. b", "a\n-b", "a\n\n#b", "Setext\n===", "x\n", "1x", "", "\nA"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := plainMarkdownHTML(s)
+		if !ok {
+			return
+		}
+		if want := markdownHTML(htmlClean(s)); got != want {
+			t.Fatalf("plainMarkdownHTML(%q) = %q, goldmark gives %q", s, got, want)
+		}
+	})
+}
+
+// TestPlainMarkdownHTML checks that the fast path takes plain prose.
+func TestPlainMarkdownHTML(t *testing.T) {
+	for _, s := range []string{"message 42 lorem ipsum dolor sit amet", "Done.\nAll tests pass.\n\nAnything else?"} {
+		got, ok := plainMarkdownHTML(s)
+		if !ok {
+			t.Fatalf("plainMarkdownHTML leaves %q to goldmark", s)
+		}
+		if want := markdownHTML(s); got != want {
+			t.Fatalf("plainMarkdownHTML(%q) = %q, goldmark gives %q", s, got, want)
+		}
+	}
+}
+
+// TestPlainMarkdownHTMLPieces is FuzzPlainMarkdownHTML on texts glued from
+// pieces that the fast path takes or nearly takes, which random bytes
+// seldom spell.
+func TestPlainMarkdownHTMLPieces(t *testing.T) {
+	pieces := []string{"a", "Zed", "word", "x1", " ", "  ", "\n", "\n\n", "\n\n\n", ".", ",", ";", "?", "'", "(", ")", "/", "-", "--", "---",
+		"+", "=", "===", "%", "$", "#", "##", "1", "1.", "2)", "www", "www.", "WWW.", "w.", "x.y", "e.g.", "(see", "it's", "$5", "50%", "a/b"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	taken := 0
+	for range 30000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		got, ok := plainMarkdownHTML(s)
+		if !ok {
+			continue
+		}
+		taken++
+		if want := markdownHTML(htmlClean(s)); got != want {
+			t.Fatalf("plainMarkdownHTML(%q) = %q, goldmark gives %q", s, got, want)
+		}
+	}
+	if taken < 1000 {
+		t.Fatalf("the fast path took only %d texts", taken)
+	}
+}
