@@ -18,6 +18,8 @@ type pieceMemo struct {
 	first int
 	sizes [][len(keptFormats)]uint32
 	kinds []backing.Kind
+
+	md, out []byte // what add renders into, again and again: only sizes are kept
 }
 
 // newPieceMemo returns a memo for one view.
@@ -42,13 +44,14 @@ func (p *pieceMemo) facts(from, to int, ft format) []pieceFact {
 // holds, and returns the size of its piece in format ft, one of them.
 func (p *pieceMemo) add(m backing.Message, prev backing.Ending, kind backing.Kind, ft format) int {
 	rm := PieceMessage(m, prev)
-	md := formatMarkdown.renderPiece(rm, m.Index == 0, nil)
+	p.md = formatMarkdown.appendPiece(p.md[:0], rm, m.Index == 0, nil)
 	var sizes [len(keptFormats)]uint32
 	size, fits := 0, true
 	for j, f := range keptFormats {
-		n := len(md)
+		n := len(p.md)
 		if f != formatMarkdown {
-			n = len(f.renderPiece(rm, m.Index == 0, md))
+			p.out = f.appendPiece(p.out[:0], rm, m.Index == 0, p.md)
+			n = len(p.out)
 		}
 		sizes[j], fits = uint32(n), fits && n <= math.MaxUint32
 		if f == ft {

@@ -387,6 +387,15 @@ func (n *renderedFile) readPieces(sp span, buf []byte, from, to int64) ([]byte, 
 			piece = keptFirst
 		case i >= hi:
 			piece = keptLast
+		case sp.off[i] >= start && sp.off[i+1] <= end:
+			// Read whole: rendered right into the answer. A repair can
+			// change a message under the cache: never past its size.
+			at, want := len(buf), int(sp.off[i+1]-sp.off[i])
+			if buf, err = sp.sizes.appendPiece(buf, sp.v, msgs[i-lo], n.format); err != nil {
+				return nil, err
+			}
+			buf = buf[:at+min(len(buf)-at, want)]
+			continue
 		default:
 			if piece, err = sp.sizes.piece(sp.v, msgs[i-lo], n.format); err != nil {
 				return nil, err

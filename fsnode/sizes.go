@@ -49,6 +49,26 @@ func (f format) renderPiece(rm render.Message, first bool, md []byte) []byte {
 	return render.Markdown(rm)
 }
 
+// appendPiece appends f's piece of rm to dst, as renderPiece makes it:
+// for a caller that renders many pieces into one buffer, with no
+// allocation a piece.
+func (f format) appendPiece(dst []byte, rm render.Message, first bool, md []byte) []byte {
+	switch f {
+	case formatJSONL:
+		return render.AppendJSONL(dst, rm)
+	case formatHTML:
+		return render.AppendHTML(dst, rm)
+	case formatJSON:
+		return render.AppendJSONMember(dst, rm, first)
+	case formatRedacted:
+		if md == nil {
+			md = render.Markdown(rm)
+		}
+		return render.AppendRedact(dst, md)
+	}
+	return render.AppendMarkdown(dst, rm)
+}
+
 // keptName is the name under which a store keeps the format's piece sizes
 // (backing.SizeKeeper); "" for JSON lines, whose pieces' sizes are the
 // stored lines' (View.RawLen).
@@ -308,6 +328,15 @@ func (c *sizeCache) piece(v backing.View, m backing.Message, ft format) ([]byte,
 		return nil, err
 	}
 	return ft.render(m, prev), nil
+}
+
+// appendPiece appends piece's result to dst.
+func (c *sizeCache) appendPiece(dst []byte, v backing.View, m backing.Message, ft format) ([]byte, error) {
+	prev, err := c.prevEnding(v, m)
+	if err != nil {
+		return dst, err
+	}
+	return ft.appendPiece(dst, PieceMessage(m, prev), m.Index == 0, nil), nil
 }
 
 // prevEnding is how the turn before m's ended when m starts a turn (for
