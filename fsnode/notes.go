@@ -47,6 +47,9 @@ func noteEnding(v backing.View, k int, ends *backing.TurnEnds) (backing.Ending, 
 // mayBeCutOff reports whether v has a typed event before turn k, without
 // which the turn cannot have been cut off.
 func mayBeCutOff(v backing.View, k int) (bool, error) {
+	if v.TypedBefore(v.Len()) == 0 { // none in the branch (an imported session): no turn to find
+		return false, nil
+	}
 	from, _, err := v.TurnRange(k)
 	if err != nil {
 		return false, err
