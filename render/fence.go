@@ -378,7 +378,8 @@ func kind1Tag(t string) bool {
 // htmlBlock reports what ends the HTML block a line (its indent removed)
 // starts, for CommonMark's kinds 1 to 5, which end only at that marker,
 // not at a blank line: <script, <pre, <style or <textarea (until its
-// closing tag), <!-- (-->), <? (?>), <! and a letter (>), <![CDATA[ (]]>).
+// closing tag), <!-- (-->), <? (?>), <! and an upper-case letter (>),
+// <![CDATA[ (]]>).
 // It returns "" for any other line. Lines inside such a block are text,
 // fences too, so openFence must not count them.
 func htmlBlock(t string) string {
@@ -398,7 +399,10 @@ func htmlBlock(t string) string {
 		return "?>"
 	case strings.HasPrefix(t, "<![CDATA["):
 		return "]]>"
-	case len(t) > 2 && t[1] == '!' && (t[2]|0x20) >= 'a' && (t[2]|0x20) <= 'z':
+	case len(t) > 2 && t[1] == '!' && t[2] >= 'A' && t[2] <= 'Z':
+		// An upper-case letter, as goldmark has it (CommonMark 0.31
+		// takes any letter): "<!a" opens no block there, and a fence
+		// after it is one.
 		return ">"
 	}
 	return ""

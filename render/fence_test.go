@@ -54,6 +54,8 @@ func TestOpenFence(t *testing.T) {
 		{md("<pre>\n´´´\n</pre>\n´´´"), "```"},     // in an HTML block, not a fence
 		{md("<!-- ´´´ -->\n´´´\nx"), "```"},        // a block that ends on its line
 		{md("<!--\n´´´\n-->\n"), ""},               // a fence in a comment
+		{md("<!DOCTYPE\n´´´\n"), ""},               // a declaration runs to its ">"
+		{md("<!a00\n´´´"), "```"},                  // not one to goldmark: lower case (found by FuzzMarkdown)
 		{md("´´´\n<pre>\n´´´\n"), ""},              // no HTML block in a fence
 		{md("<prefix>\n´´´"), ""},                  // not a <pre> tag, but a tag alone: HTML to the blank line
 		{md("<A>\n´´´\n\n0\n´´´\n"), "```"},        // after the blank line, a fence again

@@ -15,7 +15,10 @@ import (
 // piece looks like changes the fingerprint by itself when Sample shows
 // it (the golden files' conversation, the notes and the secrets below);
 // bump Version for a change it does not show.
-const Version = 1
+//
+// 2: a line "<!" and a lower-case letter opens no HTML block, as in
+// goldmark, so a code fence after it is closed (Sample does not show it).
+const Version = 2
 
 // Fingerprint names the bytes of the pieces this binary renders: a digest
 // of Version and of every format's pieces of Sample and a few more
