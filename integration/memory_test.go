@@ -169,14 +169,25 @@ for i in range(n0, n):
 	// are the mount's from then on.
 	cat(t, m.P("s", "transcript.md"))
 	wantOK(t, "one fork and remove", cycles, m.P("s"), "0", "1")
-	start := fmt.Sprint(root.Held())
+	start := root.Held()
 	for i := 1; i < 2001; i += 250 { // in pieces, each well inside cmdTimeout
 		wantOK(t, "forks and removes", cycles, m.P("s"), fmt.Sprint(i), fmt.Sprint(i+250))
 	}
-	eventually(t, 10*time.Second, "the mount holding what it held before the forks", func() (bool, string) {
-		now := fmt.Sprint(root.Held())
-		return now == start, fmt.Sprintf("%s, at the start %s", now, start)
+	eventually(t, 10*time.Second, "the mount holding no more than before the forks", func() (bool, string) {
+		return holdsNoMore(root.Held(), start)
 	})
+}
+
+// holdsNoMore reports whether a mount's holdings (Root.Held) are each at
+// most what they were at start, and says both. Less is fine: the kernel
+// may forget a node it held at the start (its dentry cache is pruned as
+// it likes), which CI saw once.
+func holdsNoMore(now, start map[string]int) (bool, string) {
+	ok := true
+	for k, n := range now {
+		ok = ok && n <= start[k]
+	}
+	return ok, fmt.Sprintf("%v, at the start %v", now, start)
 }
 
 // Sessions made, looked at and removed through the mount leave nothing in
@@ -184,7 +195,7 @@ for i in range(n0, n):
 // for them.
 func TestSessionsRemovedHoldNothing(t *testing.T) {
 	m, root := mountHeld(t, filestore.Options{Sync: filestore.SyncNone}, fsnode.Options{})
-	start := fmt.Sprint(root.Held())
+	start := root.Held()
 	wantOK(t, "200 sessions made, read and removed", `
 for i in range(200):
     s = os.path.join(A[0], "s%d" % i)
@@ -194,8 +205,7 @@ for i in range(200):
     open(os.path.join(s, "meta.json")).read()
     os.rmdir(s)
 `, m.Dir)
-	eventually(t, 10*time.Second, "the mount holding what it held before the sessions", func() (bool, string) {
-		now := fmt.Sprint(root.Held())
-		return now == start, fmt.Sprintf("%s, at the start %s", now, start)
+	eventually(t, 10*time.Second, "the mount holding no more than before the sessions", func() (bool, string) {
+		return holdsNoMore(root.Held(), start)
 	})
 }
