@@ -397,7 +397,9 @@ func (n *renderedFile) readPieces(sp span, buf []byte, from, to int64) ([]byte, 
 			buf = buf[:at+min(len(buf)-at, want)]
 			continue
 		default:
-			if piece, err = sp.sizes.piece(sp.v, msgs[i-lo], n.format); err != nil {
+			// Read in part: a piece of its own, of the size the offsets
+			// say, which a big one is kept as.
+			if piece, err = sp.sizes.appendPiece(make([]byte, 0, sp.off[i+1]-sp.off[i]), sp.v, msgs[i-lo], n.format); err != nil {
 				return nil, err
 			}
 			if len(piece) >= bigPieceMin && (sp.off[i] < start || sp.off[i+1] > end) {

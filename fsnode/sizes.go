@@ -22,36 +22,11 @@ const (
 	formatRedacted
 )
 
-// render is message m's piece; prev is how the turn before m's ended
-// (noteEnding), for its note when it starts a turn.
-func (f format) render(m backing.Message, prev backing.Ending) []byte {
-	return f.renderPiece(PieceMessage(m, prev), m.Index == 0, nil)
-}
-
-// renderPiece is f's piece of rm, first whether rm is the view's first
-// message; md is rm's Markdown piece when it is already rendered (nil
-// otherwise), which the redacted one is made of.
-func (f format) renderPiece(rm render.Message, first bool, md []byte) []byte {
-	switch f {
-	case formatJSONL:
-		return render.JSONL(rm)
-	case formatHTML:
-		return render.HTML(rm)
-	case formatJSON:
-		return render.JSONMember(rm, first)
-	case formatRedacted:
-		if md == nil {
-			md = render.Markdown(rm)
-		}
-		// Piece by piece: a secret never spans two messages' pieces.
-		return render.Redact(md)
-	}
-	return render.Markdown(rm)
-}
-
-// appendPiece appends f's piece of rm to dst, as renderPiece makes it:
-// for a caller that renders many pieces into one buffer, with no
-// allocation a piece.
+// appendPiece appends f's piece of rm to dst, first whether rm is the
+// view's first message; md is rm's Markdown piece when it is already
+// rendered (nil otherwise), which the redacted one is made of. The one
+// place a format names its renderer: a caller renders many pieces into
+// one buffer, or one into a buffer of the size the offsets say.
 func (f format) appendPiece(dst []byte, rm render.Message, first bool, md []byte) []byte {
 	switch f {
 	case formatJSONL:
@@ -64,6 +39,7 @@ func (f format) appendPiece(dst []byte, rm render.Message, first bool, md []byte
 		if md == nil {
 			md = render.Markdown(rm)
 		}
+		// Piece by piece: a secret never spans two messages' pieces.
 		return render.AppendRedact(dst, md)
 	}
 	return render.AppendMarkdown(dst, rm)
@@ -303,6 +279,7 @@ func (c *sizeCache) pieceFacts(v backing.View, from, to, own int, ft format) ([]
 		return nil, err
 	}
 	facts := make([]pieceFact, len(msgs))
+	var buf []byte // what each piece is rendered into, for its size
 	for i, m := range msgs {
 		prev, err := c.prevEnding(v, m)
 		if err != nil {
@@ -314,23 +291,15 @@ func (c *sizeCache) pieceFacts(v backing.View, from, to, own int, ft format) ([]
 		if c.memo != nil {
 			facts[i].size = c.memo.add(m, prev, facts[i].kind, ft)
 		} else {
-			facts[i].size = len(ft.render(m, prev))
+			buf = ft.appendPiece(buf[:0], PieceMessage(m, prev), m.Index == 0, nil)
+			facts[i].size = len(buf)
 		}
 	}
 	return facts, nil
 }
 
-// piece is message m's piece of v in format ft, with the note on how the
-// turn before it ended when it starts a turn.
-func (c *sizeCache) piece(v backing.View, m backing.Message, ft format) ([]byte, error) {
-	prev, err := c.prevEnding(v, m)
-	if err != nil {
-		return nil, err
-	}
-	return ft.render(m, prev), nil
-}
-
-// appendPiece appends piece's result to dst.
+// appendPiece appends message m's piece of v in format ft to dst, with
+// the note on how the turn before it ended when it starts a turn.
 func (c *sizeCache) appendPiece(dst []byte, v backing.View, m backing.Message, ft format) ([]byte, error) {
 	prev, err := c.prevEnding(v, m)
 	if err != nil {
@@ -362,7 +331,7 @@ func (c *sizeCache) ending(v backing.View, k int) (backing.Ending, error) {
 	if e, ok := c.ends[k]; ok {
 		return e, nil
 	}
-	e, err := noteEnding(v, k, &c.turnEnds)
+	e, err := c.turnEnds.Ending(v, k) // noteEnding's read: mayBeCutOff said yes above
 	if err != nil {
 		return e, err
 	}

@@ -10,6 +10,12 @@ import (
 	"github.com/sessfs/sessfs/backing/filestore"
 )
 
+// render is message m's piece in format f, as a read renders it; prev is
+// how the turn before m's ended, for its note when it starts a turn.
+func (f format) render(m backing.Message, prev backing.Ending) []byte {
+	return f.appendPiece(nil, PieceMessage(m, prev), m.Index == 0, nil)
+}
+
 // endingBefore is how the turn before m's ended, as ends has read it (the
 // branch from its first message to m at least), for m's note.
 func endingBefore(ends *backing.Endings, m backing.Message) backing.Ending {
