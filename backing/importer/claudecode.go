@@ -34,15 +34,13 @@ func (d *claudeDecoder) line(line []byte) error {
 	m := members(line) // Decode checked it
 	if m == nil {      // valid JSON but not an object: nothing to read, keep it
 		d.node = nodeOfLine(nil, false)
-		d.s.addEvent(line)
-		return nil
+		return d.s.addEvent(line)
 	}
 	d.meta(m)
 	msg, inner, ok := claudeMessage(m)
 	if !ok {
 		d.node = nodeOfLine(m, false)
-		d.s.addEvent(line)
-		return nil
+		return d.s.addEvent(line)
 	}
 	response := ""
 	if str(m["type"]) == "assistant" {

@@ -49,8 +49,7 @@ var codexExtra = []string{"cli_version", "originator", "git", "source", "forked_
 func (d *codexDecoder) line(line []byte) error {
 	m := members(line) // Decode checked it
 	if m == nil {
-		d.s.addEvent(line)
-		return nil
+		return d.s.addEvent(line)
 	}
 	if d.s.Created.IsZero() {
 		d.s.Created = parseTime(m["timestamp"])
@@ -109,8 +108,7 @@ func (d *codexDecoder) line(line []byte) error {
 		d.s.Messages = append(d.s.Messages, raw)
 		return nil
 	}
-	d.s.addEvent(line)
-	return nil
+	return d.s.addEvent(line)
 }
 
 // sessionMeta reads the first line of a rollout. A resumed or forked

@@ -204,3 +204,24 @@ func TestPeekID(t *testing.T) {
 		}
 	}
 }
+
+// A line that is not valid UTF-8 is refused as it is decoded, with its
+// number, whatever it becomes: a message, or an event (which the store
+// would refuse only when the import stores it). FuzzDecode found a Gemini
+// document whose event part held such a byte.
+func TestDecodeRefusesInvalidUTF8(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		f  Format
+	}{
+		{lines(`{"type":"user","message":{"role":"user","content":"x"}}`, "{\"type\":\"summary\",\"summary\":\"a\xca\"}"), ClaudeCode},
+		{lines(`{"timestamp":"2025-01-01T00:00:00Z","type":"session_meta","payload":{"id":"c"}}`, "{\"type\":\"x\xca\"}"), Codex},
+		{"{\"\xca\":\"\",\n\"messages\":[]}\n", Gemini},
+	} {
+		_, err := Decode(strings.NewReader(tc.in), tc.f)
+		var le *LineError
+		if !errors.Is(err, backing.ErrInvalid) || !errors.As(err, &le) || le.Line < 1 {
+			t.Errorf("%s: %v, want a line's invalid UTF-8", tc.f, err)
+		}
+	}
+}

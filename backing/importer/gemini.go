@@ -83,8 +83,7 @@ func (d *geminiDecoder) line(line []byte) error {
 	default:
 		d.metadata(m)
 	}
-	d.s.addEvent(line)
-	return nil
+	return d.s.addEvent(line)
 }
 
 // metadata reads the session's first line. A $set may repeat the id.

@@ -93,8 +93,8 @@ func decodeGeminiDocument(data []byte) (*Session, error) {
 				if err := d.documentMessage(data[sp[0]:sp[1]], part); err != nil {
 					return nil, &LineError{lineNo, err}
 				}
-			} else {
-				d.s.addEvent(part)
+			} else if err := d.s.addEvent(part); err != nil {
+				return nil, &LineError{lineNo, err}
 			}
 			if len(d.s.Events) > before {
 				d.s.EventLine = append(d.s.EventLine, lineNo)
@@ -115,7 +115,9 @@ func decodeGeminiDocument(data []byte) (*Session, error) {
 func (d *geminiDecoder) documentMessage(obj, part []byte) error {
 	msg, ok, err := d.record(obj, part)
 	if err != nil || !ok {
-		d.s.addEvent(part)
+		if aerr := d.s.addEvent(part); err == nil {
+			err = aerr
+		}
 		return err
 	}
 	d.s.Messages = append(d.s.Messages, msg)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sessfs/sessfs/backing"
 )
@@ -60,9 +61,17 @@ type Session struct {
 	lineCompact bool
 }
 
-func (s *Session) addEvent(line []byte) {
+// addEvent keeps line as an event, refused where the store would refuse
+// it later (text that is not valid UTF-8): a message is checked as it is
+// built, an event line here, so a file the store cannot take fails its
+// decoding at the line that says why, whatever the line became.
+func (s *Session) addEvent(line []byte) error {
+	if !utf8.Valid(line) {
+		return fmt.Errorf("%w: not valid UTF-8", backing.ErrInvalid)
+	}
 	s.Events = append(s.Events, line)
 	s.EventAt = append(s.EventAt, len(s.Messages))
+	return nil
 }
 
 func (s *Session) setExtra(key string, v json.RawMessage) {
