@@ -207,8 +207,9 @@ func TestPeekID(t *testing.T) {
 
 // A line that is not valid UTF-8 is refused as it is decoded, with its
 // number, whatever it becomes: a message, or an event (which the store
-// would refuse only when the import stores it). FuzzDecode found a Gemini
-// document whose event part held such a byte.
+// would refuse only when the import stores it), or a message whose source
+// is kept whole ("source_line", where encoding/json would have put U+FFFD
+// for the byte). FuzzDecode found both in Gemini documents.
 func TestDecodeRefusesInvalidUTF8(t *testing.T) {
 	for _, tc := range []struct {
 		in string
@@ -217,6 +218,7 @@ func TestDecodeRefusesInvalidUTF8(t *testing.T) {
 		{lines(`{"type":"user","message":{"role":"user","content":"x"}}`, "{\"type\":\"summary\",\"summary\":\"a\xca\"}"), ClaudeCode},
 		{lines(`{"timestamp":"2025-01-01T00:00:00Z","type":"session_meta","payload":{"id":"c"}}`, "{\"type\":\"x\xca\"}"), Codex},
 		{"{\"\xca\":\"\",\n\"messages\":[]}\n", Gemini},
+		{"{\"\x9a\":\"\",\"messages\":[{\"id\":\"0\",\"type\":\"user\",\"content\":\"0\"}]} \n", Gemini}, // one part, a message: its source kept whole
 	} {
 		_, err := Decode(strings.NewReader(tc.in), tc.f)
 		var le *LineError

@@ -286,6 +286,12 @@ func (m message) buildScanned(line []byte, valid, compact bool) ([]byte, error) 
 		}
 	}
 	if whole != nil {
+		// Marshal would put U+FFFD for an invalid byte, silently: the
+		// line could not be given back. (Kept as "source", it is refused
+		// with the message, as the store checks it.)
+		if !utf8.Valid(whole) {
+			return nil, fmt.Errorf("%w: not valid UTF-8", backing.ErrInvalid)
+		}
 		quoted, err := json.Marshal(string(whole))
 		if err != nil {
 			return nil, err
