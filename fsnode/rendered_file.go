@@ -388,13 +388,16 @@ func (n *renderedFile) readPieces(sp span, buf []byte, from, to int64) ([]byte, 
 		case i >= hi:
 			piece = keptLast
 		case sp.off[i] >= start && sp.off[i+1] <= end:
-			// Read whole: rendered right into the answer. A repair can
-			// change a message under the cache: never past its size.
-			at, want := len(buf), int(sp.off[i+1]-sp.off[i])
-			if buf, err = sp.sizes.appendPiece(buf, sp.v, msgs[i-lo], n.format); err != nil {
+			// Read whole, as every piece up to the range's last may be:
+			// rendered right into the answer.
+			j := i + 1
+			for j < hi && sp.off[j+1] <= end {
+				j++
+			}
+			if buf, err = n.appendWhole(sp, buf, msgs[i-lo:j-lo], sp.off[i:j+1]); err != nil {
 				return nil, err
 			}
-			buf = buf[:at+min(len(buf)-at, want)]
+			i = j - 1
 			continue
 		default:
 			// Read in part: a piece of its own, of the size the offsets
