@@ -33,6 +33,7 @@ type member struct {
 	key   []byte
 	val   json.RawMessage
 	plain bool // val is a string with no escape: its text is its bytes, if valid UTF-8
+	ascii bool // val is a plain string of ASCII bytes only: its text is its bytes
 }
 
 // get returns the value of the member key, or nil when there is none; of
@@ -75,20 +76,9 @@ func parseObjectIn(buf object, raw []byte) (object, bool) {
 	}
 	o := make(object, 0, len(m))
 	for k, v := range m {
-		o = append(o, member{[]byte(k), v, false})
+		o = append(o, member{[]byte(k), v, false, false})
 	}
 	return o, true
-}
-
-// validUTF8 is utf8.Valid, quicker on the short ASCII strings that most
-// names and values are.
-func validUTF8(b []byte) bool {
-	for i := 0; i < len(b); i++ {
-		if b[i] >= utf8.RuneSelf {
-			return utf8.Valid(b[i:])
-		}
-	}
-	return true
 }
 
 // kind returns the first byte of a JSON value ('{', '[', '"', 'n', 't', 'f',
@@ -120,7 +110,7 @@ func (o object) plainBytes(key string) ([]byte, bool) {
 				return nil, false
 			}
 			in := o[i].val[1 : len(o[i].val)-1]
-			return in, validUTF8(in)
+			return in, o[i].ascii || utf8.Valid(in)
 		}
 	}
 	return nil, false

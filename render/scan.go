@@ -30,12 +30,12 @@ func scanObjectIn(o object, raw []byte) (object, bool) {
 	}
 	for {
 		ks := i
-		ke, plainKey, ok := scanString(raw, i)
+		ke, plainKey, asciiKey, ok := scanString(raw, i)
 		if !ok {
 			return nil, false
 		}
 		key := raw[ks+1 : ke-1]
-		if !plainKey || !validUTF8(key) { // as plainBytes, without a second scan
+		if !plainKey || !asciiKey && !utf8.Valid(key) { // as plainBytes, without a second scan
 			s, ok := unquote(raw[ks:ke])
 			if !ok {
 				return nil, false
@@ -48,16 +48,16 @@ func scanObjectIn(o object, raw []byte) (object, bool) {
 		}
 		vs := skipSpace(raw, i+1)
 		var ve int
-		plain := false
+		plain, ascii := false, false
 		if vs < len(raw) && raw[vs] == '"' {
-			ve, plain, ok = scanString(raw, vs)
+			ve, plain, ascii, ok = scanString(raw, vs)
 		} else {
 			ve, ok = skipValue(raw, vs, 2) // inside the object: one level down
 		}
 		if !ok {
 			return nil, false
 		}
-		o = append(o, member{key, json.RawMessage(raw[vs:ve:ve]), plain})
+		o = append(o, member{key, json.RawMessage(raw[vs:ve:ve]), plain, plain && ascii})
 		i = skipSpace(raw, ve)
 		if i >= len(raw) {
 			return nil, false
@@ -405,48 +405,53 @@ func skipComposite(b []byte, i, depth int) (int, bool) {
 // escapes. Other bytes, invalid UTF-8 included, pass as encoding/json lets
 // them.
 func skipString(b []byte, i int) (int, bool) {
-	end, _, ok := scanString(b, i)
+	end, _, _, ok := scanString(b, i)
 	return end, ok
 }
 
-// scanString is skipString that also reports whether the string is plain:
-// without an escape, its text is its bytes (if they are valid UTF-8).
-func scanString(b []byte, i int) (end int, plain, ok bool) {
+// scanString is skipString that also reports whether the string is plain
+// (without an escape, its text is its bytes, if they are valid UTF-8) and
+// whether its bytes are all ASCII: a plain ASCII string, as nearly every
+// name and short value is, needs no UTF-8 check when it is read.
+func scanString(b []byte, i int) (end int, plain, ascii, ok bool) {
 	if i >= len(b) || b[i] != '"' {
-		return 0, false, false
+		return 0, false, false, false
 	}
 	plain = true
+	var high byte // the bytes of the string ORed: its high bit is set by any non-ASCII one
 	for i++; ; i++ {
-		i = plainRun(b, i)
+		var h byte
+		i, h = plainRunHigh(b, i)
+		high |= h
 		if i >= len(b) {
-			return 0, false, false
+			return 0, false, false, false
 		}
 		switch b[i] {
 		case '"':
-			return i + 1, plain, true
+			return i + 1, plain, high < utf8.RuneSelf, true
 		case '\\':
 			plain = false
 			i++
 			if i >= len(b) {
-				return 0, false, false
+				return 0, false, false, false
 			}
 			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if len(b)-i < 5 {
-					return 0, false, false
+					return 0, false, false, false
 				}
 				for _, h := range b[i+1 : i+5] {
 					if !isHex(h) {
-						return 0, false, false
+						return 0, false, false, false
 					}
 				}
 				i += 4
 			default:
-				return 0, false, false
+				return 0, false, false, false
 			}
 		default: // a control character
-			return 0, false, false
+			return 0, false, false, false
 		}
 	}
 }
@@ -456,13 +461,29 @@ func scanString(b []byte, i int) (end int, plain, ok bool) {
 // character, or at len(b). Most of a message is long runs, so it goes
 // eight bytes at a time.
 func plainRun(b []byte, i int) int {
-	for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
+	end, _ := plainRunHigh(b, i)
+	return end
+}
+
+// plainRunHigh is plainRun that also returns the run's bytes ORed
+// together, whose high bit says whether any is not ASCII: it costs one
+// instruction a word while the run is read anyway.
+func plainRunHigh(b []byte, i int) (end int, high byte) {
+	var or uint64
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if !plain8(x) {
+			break
+		}
+		or |= x
 		i += 8
 	}
+	high = byte(or>>56 | or>>48 | or>>40 | or>>32 | or>>24 | or>>16 | or>>8 | or)
 	for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+		high |= b[i]
 		i++
 	}
-	return i
+	return i, high
 }
 
 // plain8 says whether none of the eight bytes of x is a quote, a

@@ -35,6 +35,15 @@ func FuzzScanObject(f *testing.F) {
 			if ok && string(o.get(k)) != string(v) {
 				t.Fatalf("scanObject(%q).get(%q) = %q, json.Unmarshal has %q", raw, k, o.get(k), v)
 			}
+			// o.str, which takes a plain string's text without decoding
+			// it (plainBytes), decodes it as Unmarshal does.
+			if ok && kind(v) == '"' {
+				var s string
+				json.Unmarshal(v, &s)
+				if got, _ := o.str(k); got != s {
+					t.Fatalf("scanObject(%q).str(%q) = %q, json.Unmarshal has %q", raw, k, got, s)
+				}
+			}
 		}
 		if ok && !maps.EqualFunc(got, want, func(a, b json.RawMessage) bool { return string(a) == string(b) }) {
 			t.Fatalf("scanObject(%q) = %q, json.Unmarshal = %q", raw, got, want)
@@ -80,6 +89,12 @@ func TestPlainRun(t *testing.T) {
 			for from := range at + 1 {
 				if got := plainRun(b, from); got != want {
 					t.Fatalf("plainRun(%q, %d) = %d, want %d", b, from, got, want)
+				}
+				// The run's high bit is set exactly when it holds a
+				// byte that is not ASCII.
+				_, high := plainRunHigh(b, from)
+				if wantHigh := want > at && c >= 0x80; (high >= 0x80) != wantHigh {
+					t.Fatalf("plainRunHigh(%q, %d) = %#x, want a high bit %v", b, from, high, wantHigh)
 				}
 			}
 		}
