@@ -57,7 +57,7 @@ func scanObjectIn(o object, raw []byte) (object, bool) {
 		if !ok {
 			return nil, false
 		}
-		o = append(o, member{key, json.RawMessage(raw[vs:ve:ve]), plain, plain && ascii})
+		o = append(o, member{key, value{json.RawMessage(raw[vs:ve:ve]), plain, plain && ascii}})
 		i = skipSpace(raw, ve)
 		if i >= len(raw) {
 			return nil, false

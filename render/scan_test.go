@@ -15,7 +15,7 @@ func FuzzScanObject(f *testing.F) {
 	for _, s := range []string{
 		`{}`, ` { } `, `{"a":1}`, `{"a":"b","a":"c"}`, `{"k\u0041":[1,{"x":null}],"t":true,"f":false}`,
 		`{"n":-0.5e+10}`, `{"n":01}`, `{"n":1.}`, `{"s":"\q"}`, "{\"s\":\"\x01\"}", `{"a":1,}`, `{"a" 1}`,
-		`{"a":1}x`, `[1]`, `{"s":"\ud83d\ude00 é"}`, `{"long":"abcdefghijklmnopq\"rstuvwxyz\\0123456789"}`, "{\"long\":\"abcdefghijklmnopq\x1frstuvwx\"}", "{\"s\":\"\xff\"}", `{"a":{"b":[[]]}}`, `{"a":tru}`,
+		`{"a":1}x`, `[1]`, `{"role":"user","ts":"t","role":"tool","content":[],"continues":true,"context":"c","tool_calls":null,"tool_call_id":"i"}`, `{"s":"\ud83d\ude00 é"}`, `{"long":"abcdefghijklmnopq\"rstuvwxyz\\0123456789"}`, "{\"long\":\"abcdefghijklmnopq\x1frstuvwx\"}", "{\"s\":\"\xff\"}", `{"a":{"b":[[]]}}`, `{"a":tru}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -44,6 +44,17 @@ func FuzzScanObject(f *testing.F) {
 					t.Fatalf("scanObject(%q).str(%q) = %q, json.Unmarshal has %q", raw, k, got, s)
 				}
 			}
+		}
+		// readFields finds each member as object.value does.
+		f := readFields(o)
+		for key, v := range map[string]value{"role": f.roleVal, "content": f.content, "context": f.context,
+			"continues": f.continues, "tool_calls": f.toolCalls, "tool_call_id": f.toolCallID, "ts": f.ts} {
+			if w := o.value(key); string(w.val) != string(v.val) || w.plain != v.plain || w.ascii != v.ascii {
+				t.Fatalf("readFields(%q) has %q for %q, object.value %q", raw, v.val, key, o.value(key).val)
+			}
+		}
+		if role, _ := o.str("role"); f.role != role {
+			t.Fatalf("readFields(%q) has role %q, object.str %q", raw, f.role, role)
 		}
 		if ok && !maps.EqualFunc(got, want, func(a, b json.RawMessage) bool { return string(a) == string(b) }) {
 			t.Fatalf("scanObject(%q) = %q, json.Unmarshal = %q", raw, got, want)

@@ -17,8 +17,8 @@ func formatTS(ts string) string {
 // esc (each format's escape for plain text), between before and after; or
 // nothing when the message has none. A well-formed time needs no escape,
 // so it costs neither a string nor a copy.
-func appendTS(dst []byte, o object, before, after string, esc func(string) string) []byte {
-	if b, ok := o.plainBytes("ts"); ok {
+func appendTS(dst []byte, f *fields, before, after string, esc func(string) string) []byte {
+	if b, ok := f.ts.plainBytes(); ok {
 		if len(b) == 0 {
 			return dst
 		}
@@ -26,7 +26,7 @@ func appendTS(dst []byte, o object, before, after string, esc func(string) strin
 			return append(out, after...)
 		}
 	}
-	ts, ok := o.str("ts")
+	ts, ok := f.ts.str()
 	if !ok || ts == "" {
 		return dst
 	}
