@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Tests holding the fast paths to the general code they stand for, or
@@ -19,6 +20,40 @@ func FuzzLoneCR(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := loneCR(s), replacerCR.Replace(s); got != want {
 			t.Fatalf("loneCR(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// trimTextCutset is what trimText did with cutsets.
+func trimTextCutset(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	if i := strings.LastIndexAny(s[:len(s)-len(strings.TrimLeft(s, " \t\r\n"))], "\r\n"); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+func FuzzTrimText(f *testing.F) {
+	for _, s := range []string{"", " ", "a", " a ", "\n\n  a\n", "\r\n\ta\tb \r", " \n \r x", "\n\n", "a\n\n b\n\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := trimText(s), trimTextCutset(s); got != want {
+			t.Fatalf("trimText(%q) = %q, want %q", s, got, want)
+		}
+		if got := trimText([]byte(s)); string(got) != trimText(s) {
+			t.Fatalf("trimText([]byte(%q)) = %q, want %q", s, got, trimText(s))
+		}
+	})
+}
+
+func FuzzValidUTF8(f *testing.F) {
+	for _, s := range []string{"", "a", "abcdefgh\xff", "abcdefghé", "\xe2\x82", "abcdefgh\xe2\x82\xac"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validUTF8(b), utf8.Valid(b); got != want {
+			t.Fatalf("validUTF8(%q) = %v, want %v", b, got, want)
 		}
 	})
 }

@@ -189,12 +189,26 @@ func loneCR(s string) string {
 // that a piece does not show: trailing white space, and whole blank lines
 // at the start, keeping the first line's indent, which may make it an
 // indented code block. It returns "" for blank text.
-func trimText(s string) string {
-	s = strings.TrimRight(s, " \t\r\n")
-	if i := strings.LastIndexAny(s[:len(s)-len(strings.TrimLeft(s, " \t\r\n"))], "\r\n"); i >= 0 {
-		s = s[i+1:]
+//
+// It reads bytes, not a cutset (strings.TrimLeft builds one a call): it is
+// called on every text of every message.
+func trimText[T string | []byte](s T) T {
+	end := len(s)
+	for end > 0 && isTextSpace(s[end-1]) {
+		end--
 	}
-	return s
+	start := 0 // after the last line break of the white space that leads
+	for i := 0; i < end && isTextSpace(s[i]); i++ {
+		if s[i] == '\n' || s[i] == '\r' {
+			start = i + 1
+		}
+	}
+	return s[start:end]
+}
+
+// isTextSpace reports the white space that trimText drops.
+func isTextSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n'
 }
 
 // openFence reports the fence that closes a fenced code block left open at

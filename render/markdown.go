@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"strconv"
-	"unicode/utf8"
 )
 
 // Markdown returns the transcript.md piece for one message: a "## Turn N"
@@ -100,7 +99,7 @@ func finishPiece(dst []byte, start int) []byte {
 		end--
 	}
 	dst = append(dst[:end], "\n\n"...)
-	if utf8.Valid(dst[start:]) { // the rule: no second copy to make
+	if validUTF8(dst[start:]) { // the rule: no second copy to make
 		return dst
 	}
 	valid := bytes.ToValidUTF8(dst[start:], []byte("\uFFFD"))
