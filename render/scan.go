@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -472,13 +473,16 @@ func plainRunHigh(b []byte, i int) (end int, high byte) {
 	var or uint64
 	for i+8 <= len(b) {
 		x := binary.LittleEndian.Uint64(b[i:])
-		if !plain8(x) {
-			break
+		if m := special8(x); m != 0 {
+			// The lowest mark is the first byte that ends the run
+			// (special8): take the bytes before it, with no byte loop.
+			n := bits.TrailingZeros64(m) / 8
+			return i + n, fold8(or | x&(1<<(8*n)-1))
 		}
 		or |= x
 		i += 8
 	}
-	high = byte(or>>56 | or>>48 | or>>40 | or>>32 | or>>24 | or>>16 | or>>8 | or)
+	high = fold8(or)
 	for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
 		high |= b[i]
 		i++
@@ -486,15 +490,23 @@ func plainRunHigh(b []byte, i int) (end int, high byte) {
 	return i, high
 }
 
-// plain8 says whether none of the eight bytes of x is a quote, a
-// backslash or below 0x20 (the bit tricks of "Bit Twiddling Hacks": a
-// byte is zero, or less than n, where its high bit survives), as
-// backing's scanner does.
-func plain8(x uint64) bool {
+// fold8 ORs the eight bytes of x together.
+func fold8(x uint64) byte {
+	x |= x >> 32
+	x |= x >> 16
+	return byte(x | x>>8)
+}
+
+// special8 marks, by its high bit, each of the eight bytes of x that is
+// a quote, a backslash or below 0x20 (the bit tricks of "Bit Twiddling
+// Hacks": a byte is zero, or less than n, where its high bit survives),
+// as backing's scanner does. A borrow may mark a byte above a marked one
+// wrongly, never one below: the lowest mark is exact.
+func special8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
 	less20 := (x - 0x20*ones) & ^x & highs
-	return less20|zero(x^('"'*ones))|zero(x^('\\'*ones)) == 0
+	return less20 | zero(x^('"'*ones)) | zero(x^('\\'*ones))
 }
 
 func isHex(c byte) bool {
