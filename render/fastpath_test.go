@@ -174,3 +174,37 @@ func TestPlainMarkdownHTMLPieces(t *testing.T) {
 		t.Fatalf("the fast path took only %d texts", taken)
 	}
 }
+
+// FuzzAppendMarkdownText holds appendMarkdownText to markdownText.
+func FuzzAppendMarkdownText(f *testing.F) {
+	for _, s := range []string{"", " \n", "a", "\r\n\r a\r", "x\r", "\n\n  ```go\nx", "~~~\r```", "a\rb\r\nc ", "\u00a0", " \r\n\t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(appendMarkdownText([]byte("x"), []byte(s))), "x"+markdownText(s); got != want {
+			t.Fatalf("appendMarkdownText(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// FuzzMarkdownBody holds appendMarkdownBody to body, for any message.
+func FuzzMarkdownBody(f *testing.F) {
+	for _, m := range Sample {
+		f.Add(m.Raw)
+	}
+	for _, s := range []string{`{"role":"user","content":"a"}`, `{"role":"tool","content":"a"}`, `{"content":" \u00a0 "}`,
+		`{"role":"assistant","content":"x","tool_calls":[{"id":"c","function":{"name":"n","arguments":"{}"}}]}`,
+		`{"content":"x","tool_calls":null}`, `{"content":"a\rb` + "```" + `"}`, "{\"content\":\"\xff\"}", `{"content":"\u00e9"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		o, ok := parseObject(raw)
+		if !ok {
+			return
+		}
+		fl := readFields(o)
+		if got, want := string(appendMarkdownBody([]byte("x"), &fl)), "x"+body(&fl, markdownStyle{}); got != want {
+			t.Fatalf("appendMarkdownBody(%q) = %q, body gives %q", raw, got, want)
+		}
+	})
+}

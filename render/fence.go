@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -177,12 +178,39 @@ func loneCR(s string) string {
 		return s
 	}
 	b := []byte(s)
-	for ; i < len(b); i++ {
+	loneCRInPlace(b[i:])
+	return string(b)
+}
+
+// loneCRInPlace is loneCR on b's own bytes.
+func loneCRInPlace(b []byte) {
+	for i := range b {
 		if b[i] == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
 			b[i] = '\n'
 		}
 	}
-	return string(b)
+}
+
+// appendMarkdownText appends markdownText(string(b)) to dst, copying b
+// once, into dst: a text without a fence character, as most are, needs
+// no string of its own. It trims before it makes lone carriage returns
+// newlines, which gives the same bytes: both are white space that
+// trimText drops, and both end a line (FuzzAppendMarkdownText).
+func appendMarkdownText(dst, b []byte) []byte {
+	start := len(dst)
+	dst = append(dst, trimText(b)...)
+	t := dst[start:]
+	if bytes.IndexByte(t, '\r') >= 0 {
+		loneCRInPlace(t)
+	}
+	// openFence finds no fence without one of these; with one, it reads
+	// the text's lines as a string.
+	if bytes.IndexByte(t, '`') >= 0 || bytes.IndexByte(t, '~') >= 0 {
+		if closer := openFence(string(t)); closer != "" {
+			dst = append(append(dst, '\n'), closer...)
+		}
+	}
+	return dst
 }
 
 // trimText drops what text written by a user or a model has around it

@@ -49,7 +49,7 @@ func AppendMarkdown(dst []byte, m Message) []byte {
 			if !f.continues.isTrue() {
 				dst = append(appendLabel(dst, &f), "\n\n"...)
 			}
-			dst = append(dst, body(&f, markdownStyle{})...)
+			dst = appendMarkdownBody(dst, &f)
 		}
 	} else {
 		// The store validates what it writes, but a damaged or foreign line
@@ -58,6 +58,25 @@ func AppendMarkdown(dst []byte, m Message) []byte {
 		dst = append(dst, (&walk{st: markdownStyle{}}).code(string(m.Raw))...)
 	}
 	return finishPiece(dst, start)
+}
+
+// appendMarkdownBody appends body(f, markdownStyle{}). A message whose
+// content is one string without escapes and nothing else to show, the
+// most common of all, has its text copied from the message into dst
+// once, with no string made of it (FuzzMarkdownBody holds this to body).
+func appendMarkdownBody(dst []byte, f *fields) []byte {
+	text, ok := f.content.plainBytes()
+	// body shows a tool message's content as output, and tool calls
+	// after it; it cuts a text longer than maxMarkdown or maxShown.
+	if !ok || f.role == "tool" || kind(f.toolCalls.val) == '[' || len(text) > min(maxMarkdown, maxShown) {
+		return append(dst, body(f, markdownStyle{})...)
+	}
+	start := len(dst)
+	dst = appendMarkdownText(dst, text)
+	if len(bytes.TrimSpace(dst[start:])) == 0 { // as join says of a message with nothing to show
+		dst = append(dst[:start], "_(empty)_"...)
+	}
+	return dst
 }
 
 // isEvent reports a stored source line that is not a message (a summary,
