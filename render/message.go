@@ -65,7 +65,8 @@ func (o object) get(key string) json.RawMessage {
 // a fifth of rendering a short message. They hold no reference to the
 // object, whose members the caller keeps on its stack.
 type fields struct {
-	role                                                            string // the role's text, "" when there is none or it is no string
+	role string // the role's text, "" when there is none or it is no string
+
 	roleVal, content, context, continues, toolCalls, toolCallID, ts value
 }
 
