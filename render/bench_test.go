@@ -12,6 +12,18 @@ func BenchmarkMarkdownSmall(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendMarkdownSmall is BenchmarkMarkdownSmall's message
+// appended to a reused buffer, as the mount renders a read: the cost of
+// the rendering alone, without the piece's own allocation.
+func BenchmarkAppendMarkdownSmall(b *testing.B) {
+	m := Message{Raw: []byte(`{"id":"01900000-0000-7000-8000-000000000042","ts":"2026-01-01T00:00:00Z","role":"assistant","content":"message 42 lorem ipsum dolor sit amet"}`)}
+	var dst []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		dst = AppendMarkdown(dst[:0], m)
+	}
+}
+
 // BenchmarkMarkdownBlocks is an assistant message with text, thinking and
 // a tool call, as Claude Code writes them.
 func BenchmarkMarkdownBlocks(b *testing.B) {

@@ -129,7 +129,8 @@ func checkReal(t *testing.T, raw []byte, content json.RawMessage) {
 		t.Fatalf("bad output for %s: %q", raw, out)
 	}
 	checkPiece(t, m, []byte(out))
-	if o, _ := parseObject(raw); contextKind(o) != "" {
+	o, _ := parseObject(raw)
+	if f := readFields(o); contextKind(&f) != "" {
 		// Injected context is one line naming its kind and size.
 		if !strings.Contains(out, "_[context: ") || strings.Count(out, "\n") > 4 {
 			t.Errorf("context not shown as one line:\n%s", out)

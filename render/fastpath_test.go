@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Tests holding the fast paths to the general code they stand for, or
@@ -19,6 +20,40 @@ func FuzzLoneCR(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := loneCR(s), replacerCR.Replace(s); got != want {
 			t.Fatalf("loneCR(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// trimTextCutset is what trimText did with cutsets.
+func trimTextCutset(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	if i := strings.LastIndexAny(s[:len(s)-len(strings.TrimLeft(s, " \t\r\n"))], "\r\n"); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+func FuzzTrimText(f *testing.F) {
+	for _, s := range []string{"", " ", "a", " a ", "\n\n  a\n", "\r\n\ta\tb \r", " \n \r x", "\n\n", "a\n\n b\n\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := trimText(s), trimTextCutset(s); got != want {
+			t.Fatalf("trimText(%q) = %q, want %q", s, got, want)
+		}
+		if got := trimText([]byte(s)); string(got) != trimText(s) {
+			t.Fatalf("trimText([]byte(%q)) = %q, want %q", s, got, trimText(s))
+		}
+	})
+}
+
+func FuzzValidUTF8(f *testing.F) {
+	for _, s := range []string{"", "a", "abcdefgh\xff", "abcdefghé", "\xe2\x82", "abcdefgh\xe2\x82\xac"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validUTF8(b), utf8.Valid(b); got != want {
+			t.Fatalf("validUTF8(%q) = %v, want %v", b, got, want)
 		}
 	})
 }
@@ -138,4 +173,38 @@ func TestPlainMarkdownHTMLPieces(t *testing.T) {
 	if taken < 1000 {
 		t.Fatalf("the fast path took only %d texts", taken)
 	}
+}
+
+// FuzzAppendMarkdownText holds appendMarkdownText to markdownText.
+func FuzzAppendMarkdownText(f *testing.F) {
+	for _, s := range []string{"", " \n", "a", "\r\n\r a\r", "x\r", "\n\n  ```go\nx", "~~~\r```", "a\rb\r\nc ", "\u00a0", " \r\n\t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(appendMarkdownText([]byte("x"), []byte(s))), "x"+markdownText(s); got != want {
+			t.Fatalf("appendMarkdownText(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// FuzzMarkdownBody holds appendMarkdownBody to body, for any message.
+func FuzzMarkdownBody(f *testing.F) {
+	for _, m := range Sample {
+		f.Add(m.Raw)
+	}
+	for _, s := range []string{`{"role":"user","content":"a"}`, `{"role":"tool","content":"a"}`, `{"content":" \u00a0 "}`,
+		`{"role":"assistant","content":"x","tool_calls":[{"id":"c","function":{"name":"n","arguments":"{}"}}]}`,
+		`{"content":"x","tool_calls":null}`, `{"content":"a\rb` + "```" + `"}`, "{\"content\":\"\xff\"}", `{"content":"\u00e9"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		o, ok := parseObject(raw)
+		if !ok {
+			return
+		}
+		fl := readFields(o)
+		if got, want := string(appendMarkdownBody([]byte("x"), &fl)), "x"+body(&fl, markdownStyle{}); got != want {
+			t.Fatalf("appendMarkdownBody(%q) = %q, body gives %q", raw, got, want)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -177,24 +178,65 @@ func loneCR(s string) string {
 		return s
 	}
 	b := []byte(s)
-	for ; i < len(b); i++ {
+	loneCRInPlace(b[i:])
+	return string(b)
+}
+
+// loneCRInPlace is loneCR on b's own bytes.
+func loneCRInPlace(b []byte) {
+	for i := range b {
 		if b[i] == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
 			b[i] = '\n'
 		}
 	}
-	return string(b)
+}
+
+// appendMarkdownText appends markdownText(string(b)) to dst, copying b
+// once, into dst: a text without a fence character, as most are, needs
+// no string of its own. It trims before it makes lone carriage returns
+// newlines, which gives the same bytes: both are white space that
+// trimText drops, and both end a line (FuzzAppendMarkdownText).
+func appendMarkdownText(dst, b []byte) []byte {
+	start := len(dst)
+	dst = append(dst, trimText(b)...)
+	t := dst[start:]
+	if bytes.IndexByte(t, '\r') >= 0 {
+		loneCRInPlace(t)
+	}
+	// openFence finds no fence without one of these; with one, it reads
+	// the text's lines as a string.
+	if bytes.IndexByte(t, '`') >= 0 || bytes.IndexByte(t, '~') >= 0 {
+		if closer := openFence(string(t)); closer != "" {
+			dst = append(append(dst, '\n'), closer...)
+		}
+	}
+	return dst
 }
 
 // trimText drops what text written by a user or a model has around it
 // that a piece does not show: trailing white space, and whole blank lines
 // at the start, keeping the first line's indent, which may make it an
 // indented code block. It returns "" for blank text.
-func trimText(s string) string {
-	s = strings.TrimRight(s, " \t\r\n")
-	if i := strings.LastIndexAny(s[:len(s)-len(strings.TrimLeft(s, " \t\r\n"))], "\r\n"); i >= 0 {
-		s = s[i+1:]
+//
+// It reads bytes, not a cutset (strings.TrimLeft builds one a call): it is
+// called on every text of every message.
+func trimText[T string | []byte](s T) T {
+	end := len(s)
+	for end > 0 && isTextSpace(s[end-1]) {
+		end--
 	}
-	return s
+	start := 0 // after the last line break of the white space that leads
+	for i := 0; i < end && isTextSpace(s[i]); i++ {
+		if s[i] == '\n' || s[i] == '\r' {
+			start = i + 1
+		}
+	}
+	return s[start:end]
+}
+
+// isTextSpace reports the white space that trimText drops.
+func isTextSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n'
 }
 
 // openFence reports the fence that closes a fenced code block left open at

@@ -184,7 +184,8 @@ func HTML(m Message) []byte {
 func AppendHTML(dst []byte, m Message) []byte {
 	var buf objectBuf // the message's members stay on the stack
 	o, ok := parseObjectIn(buf[:0], m.Raw)
-	event := ok && isEvent(o)
+	f := readFields(o)
+	event := ok && isEvent(&f)
 	if m.Note != "" && !event {
 		dst = append(dst, htmlMark(m.Note)...)
 	}
@@ -208,13 +209,13 @@ func AppendHTML(dst []byte, m Message) []byte {
 		}
 		return dst
 	}
-	switch k := contextKind(o); {
+	switch k := contextKind(&f); {
 	case k == "compaction":
-		return append(dst, htmlCompaction(o)...)
+		return append(dst, htmlCompaction(&f)...)
 	case k != "":
-		return append(dst, htmlContext(k, o)...)
+		return append(dst, htmlContext(k, &f)...)
 	}
-	name, class := htmlRole(o)
+	name, class := htmlRole(&f)
 	name = htmlEscape(oneLine(name))
 	instructions := class == "system"
 	if instructions {
@@ -222,7 +223,7 @@ func AppendHTML(dst []byte, m Message) []byte {
 	}
 	dst = append(dst, "<article class=\"msg "...)
 	dst = append(dst, class...)
-	if o.isTrue("continues") {
+	if f.continues.isTrue() {
 		// The same response as the message before: no second header.
 		dst = append(dst, " continues\">\n"...)
 	} else {
@@ -232,7 +233,7 @@ func AppendHTML(dst []byte, m Message) []byte {
 		if instructions {
 			dst = append(dst, "<span class=\"badge\">instructions</span>"...)
 		}
-		dst = appendHTMLTS(dst, o)
+		dst = appendHTMLTS(dst, &f)
 		dst = append(dst, "</header>\n"...)
 	}
 	if instructions {
@@ -240,7 +241,7 @@ func AppendHTML(dst []byte, m Message) []byte {
 		dst = append(dst, name...)
 		dst = append(dst, "</summary>\n"...)
 	}
-	dst = append(dst, body(o, htmlStyle{})...)
+	dst = append(dst, body(&f, htmlStyle{})...)
 	if instructions {
 		dst = append(dst, "\n</details>"...)
 	}
@@ -249,23 +250,23 @@ func AppendHTML(dst []byte, m Message) []byte {
 
 // appendHTMLTS appends " · <time>" for a message's header, or nothing
 // when it has no time.
-func appendHTMLTS(dst []byte, o object) []byte {
-	return appendTS(dst, o, " · <span class=\"ts\">", "</span>", htmlTSEscape)
+func appendHTMLTS(dst []byte, f *fields) []byte {
+	return appendTS(dst, f, " · <span class=\"ts\">", "</span>", htmlTSEscape)
 }
 
 // htmlTSPart is appendHTMLTS as a string.
-func htmlTSPart(o object) string {
-	return string(appendHTMLTS(nil, o))
+func htmlTSPart(f *fields) string {
+	return string(appendHTMLTS(nil, f))
 }
 
 func htmlTSEscape(s string) string { return htmlEscape(oneLine(s)) }
 
 // htmlContext is injected context collapsed: its kind and size on the
 // summary line, its content inside.
-func htmlContext(kind string, o object) string {
+func htmlContext(kind string, f *fields) string {
 	return "<article class=\"msg context\">\n<details class=\"context\"><summary>context: " +
-		htmlEscape(shorten(kind)) + " · " + sizeText(contentSize(o.get("content"))) + htmlTSPart(o) + "</summary>\n" +
-		body(o, htmlStyle{}) + "\n</details>\n</article>\n"
+		htmlEscape(shorten(kind)) + " · " + sizeText(contentSize(f.content.val)) + htmlTSPart(f) + "</summary>\n" +
+		body(f, htmlStyle{}) + "\n</details>\n</article>\n"
 }
 
 // htmlMark is a note the caller adds (Message.Note), as Markdown's.
@@ -275,19 +276,19 @@ func htmlMark(note string) string {
 
 // htmlCompaction marks where the conversation was compacted, with the
 // summary the agent went on from collapsed below.
-func htmlCompaction(o object) string {
-	return "<article class=\"msg compaction\">\n<header><span class=\"role\">compaction</span>" + htmlTSPart(o) +
-		"</header>\n<details class=\"compaction\"><summary>summary · " + sizeText(contentSize(o.get("content"))) + "</summary>\n" +
-		body(o, htmlStyle{}) + "\n</details>\n</article>\n"
+func htmlCompaction(f *fields) string {
+	return "<article class=\"msg compaction\">\n<header><span class=\"role\">compaction</span>" + htmlTSPart(f) +
+		"</header>\n<details class=\"compaction\"><summary>summary · " + sizeText(contentSize(f.content.val)) + "</summary>\n" +
+		body(f, htmlStyle{}) + "\n</details>\n</article>\n"
 }
 
 // htmlRole returns the role's name for a reader, the same as Markdown's
 // label (roleName), unescaped, and a class for styling: one of a fixed
 // set, since the role itself is arbitrary text. A user or tool message
 // that only carries tool results is styled as a tool's.
-func htmlRole(o object) (name, class string) {
-	name = roleName(o)
-	switch role, _ := o.str("role"); role {
+func htmlRole(f *fields) (name, class string) {
+	name = roleName(f)
+	switch role := f.role; role {
 	case "system", "assistant":
 		return name, role
 	case "user", "tool":

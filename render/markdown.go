@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"strconv"
-	"unicode/utf8"
 )
 
 // Markdown returns the transcript.md piece for one message: a "## Turn N"
@@ -25,7 +24,8 @@ func AppendMarkdown(dst []byte, m Message) []byte {
 	start := len(dst)
 	var buf objectBuf // the message's members stay on the stack
 	o, ok := parseObjectIn(buf[:0], m.Raw)
-	event := ok && isEvent(o)
+	f := readFields(o)
+	event := ok && isEvent(&f)
 	if m.Note != "" && !event {
 		dst = appendMarkdownNote(dst, m.Note)
 		dst = append(dst, "\n\n"...)
@@ -40,16 +40,16 @@ func AppendMarkdown(dst []byte, m Message) []byte {
 			}
 			return finishPiece(appendMarkdownNote(dst, m.Note), start)
 		}
-		switch k := contextKind(o); {
+		switch k := contextKind(&f); {
 		case k == "compaction":
-			dst = append(dst, markdownCompaction(o)...)
+			dst = append(dst, markdownCompaction(&f)...)
 		case k != "":
-			dst = append(dst, markdownContext(k, contentSize(o.get("content")))...)
+			dst = append(dst, markdownContext(k, contentSize(f.content.val))...)
 		default:
-			if !o.isTrue("continues") {
-				dst = append(appendLabel(dst, o), "\n\n"...)
+			if !f.continues.isTrue() {
+				dst = append(appendLabel(dst, &f), "\n\n"...)
 			}
-			dst = append(dst, body(o, markdownStyle{})...)
+			dst = appendMarkdownBody(dst, &f)
 		}
 	} else {
 		// The store validates what it writes, but a damaged or foreign line
@@ -60,12 +60,30 @@ func AppendMarkdown(dst []byte, m Message) []byte {
 	return finishPiece(dst, start)
 }
 
+// appendMarkdownBody appends body(f, markdownStyle{}). A message whose
+// content is one string without escapes and nothing else to show, the
+// most common of all, has its text copied from the message into dst
+// once, with no string made of it (FuzzMarkdownBody holds this to body).
+func appendMarkdownBody(dst []byte, f *fields) []byte {
+	text, ok := f.content.plainBytes()
+	// body shows a tool message's content as output, and tool calls
+	// after it; it cuts a text longer than maxMarkdown or maxShown.
+	if !ok || f.role == "tool" || kind(f.toolCalls.val) == '[' || len(text) > min(maxMarkdown, maxShown) {
+		return append(dst, body(f, markdownStyle{})...)
+	}
+	start := len(dst)
+	dst = appendMarkdownText(dst, text)
+	if len(bytes.TrimSpace(dst[start:])) == 0 { // as join says of a message with nothing to show
+		dst = append(dst[:start], "_(empty)_"...)
+	}
+	return dst
+}
+
 // isEvent reports a stored source line that is not a message (a summary,
 // a UI event: role "event", see the importer). Renderings leave it out;
 // messages.jsonl still holds it. Its piece is empty.
-func isEvent(o object) bool {
-	role, _ := o.str("role")
-	return role == "event"
+func isEvent(f *fields) bool {
+	return f.role == "event"
 }
 
 // heading is the line that opens turn n, followed by a blank line.
@@ -100,7 +118,7 @@ func finishPiece(dst []byte, start int) []byte {
 		end--
 	}
 	dst = append(dst[:end], "\n\n"...)
-	if utf8.Valid(dst[start:]) { // the rule: no second copy to make
+	if validUTF8(dst[start:]) { // the rule: no second copy to make
 		return dst
 	}
 	valid := bytes.ToValidUTF8(dst[start:], []byte("\uFFFD"))
@@ -124,24 +142,24 @@ func markdownContext(kind string, size int) string {
 // markdownCompaction marks where the conversation was compacted, under a
 // rule so that it shows, with the summary the agent went on from
 // collapsed below.
-func markdownCompaction(o object) string {
-	l := string(appendTSSuffix([]byte("**compaction**"), o))
-	summary := "summary, " + sizeText(contentSize(o.get("content")))
-	return "---\n\n" + l + "\n\n" + details(summary, body(o, markdownStyle{}))
+func markdownCompaction(f *fields) string {
+	l := string(appendTSSuffix([]byte("**compaction**"), f))
+	summary := "summary, " + sizeText(contentSize(f.content.val))
+	return "---\n\n" + l + "\n\n" + details(summary, body(f, markdownStyle{}))
 }
 
 // appendLabel appends the line that says who wrote the message and
 // when, e.g. "**user** · 2026-11-22 11:25:03 UTC".
-func appendLabel(dst []byte, o object) []byte {
+func appendLabel(dst []byte, f *fields) []byte {
 	dst = append(dst, "**"...)
-	dst = append(dst, escapeInline(roleName(o))...)
-	return appendTSSuffix(append(dst, "**"...), o)
+	dst = append(dst, escapeInline(roleName(f))...)
+	return appendTSSuffix(append(dst, "**"...), f)
 }
 
 // appendTSSuffix appends " · " and the message's time for a label line,
 // or nothing when it has none.
-func appendTSSuffix(dst []byte, o object) []byte {
-	return appendTS(dst, o, " · ", "", escapeInline)
+func appendTSSuffix(dst []byte, f *fields) []byte {
+	return appendTS(dst, f, " · ", "", escapeInline)
 }
 
 // roleName names the role for a reader. A system message is instructions
@@ -150,20 +168,19 @@ func appendTSSuffix(dst []byte, o object) []byte {
 // tool results (how Claude Code stores them) is named for what it holds.
 // Any other role is named as stored, cut at maxLabel; the name is plain
 // text, which each format escapes.
-func roleName(o object) string {
-	role, _ := o.str("role")
-	switch role {
+func roleName(f *fields) string {
+	switch role := f.role; role {
 	case "system":
 		return "system prompt"
 	case "tool":
 		return "tool result"
 	case "user":
-		if onlyResults(o.get("content")) {
+		if onlyResults(f.content.val) {
 			return "tool result"
 		}
 		return "user"
 	case "":
 		return "message"
 	}
-	return clip(role, maxLabel)
+	return clip(f.role, maxLabel)
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -30,20 +31,69 @@ type object []member
 // message itself when the name has no escapes, as it nearly always has
 // not), its value raw.
 type member struct {
-	key   []byte
-	val   json.RawMessage
-	plain bool // val is a string with no escape: its text is its bytes, if valid UTF-8
+	key []byte
+	value
 }
 
-// get returns the value of the member key, or nil when there is none; of
-// the last such member when there are several, as json.Unmarshal keeps.
-func (o object) get(key string) json.RawMessage {
+// value is a member's value, raw, with what the scanner saw of it; the
+// zero value is no value at all.
+type value struct {
+	val   json.RawMessage
+	plain bool // val is a string with no escape: its text is its bytes, if valid UTF-8
+	ascii bool // val is a plain string of ASCII bytes only: its text is its bytes
+}
+
+// value returns the member key's value, or the zero value when there is
+// none; the last such member's when there are several, as json.Unmarshal
+// keeps.
+func (o object) value(key string) value {
 	for i := len(o) - 1; i >= 0; i-- {
 		if string(o[i].key) == key {
-			return o[i].val
+			return o[i].value
 		}
 	}
-	return nil
+	return value{}
+}
+
+// get returns the value of the member key, or nil when there is none.
+func (o object) get(key string) json.RawMessage {
+	return o.value(key).val
+}
+
+// fields are the members of a message's object that rendering reads,
+// found in one pass: looked up one by one, each several times, they were
+// a fifth of rendering a short message. They hold no reference to the
+// object, whose members the caller keeps on its stack.
+type fields struct {
+	role string // the role's text, "" when there is none or it is no string
+
+	roleVal, content, context, continues, toolCalls, toolCallID, ts value
+}
+
+// readFields finds o's members that fields keeps: the last of each name,
+// as object.value.
+func readFields(o object) fields {
+	var f fields
+	for _, m := range o {
+		switch string(m.key) {
+		case "role":
+			f.roleVal = m.value
+		case "content":
+			f.content = m.value
+		case "context":
+			f.context = m.value
+		case "continues":
+			f.continues = m.value
+		case "tool_calls":
+			f.toolCalls = m.value
+		case "tool_call_id":
+			f.toolCallID = m.value
+		case "ts":
+			f.ts = m.value
+		}
+	}
+	f.role, _ = f.roleVal.str()
+	return f
 }
 
 // parseObject decodes raw as a JSON object. It reports false for anything
@@ -75,17 +125,27 @@ func parseObjectIn(buf object, raw []byte) (object, bool) {
 	}
 	o := make(object, 0, len(m))
 	for k, v := range m {
-		o = append(o, member{[]byte(k), v, false})
+		o = append(o, member{[]byte(k), value{v, false, false}})
 	}
 	return o, true
 }
 
-// validUTF8 is utf8.Valid, quicker on the short ASCII strings that most
-// names and values are.
+// validUTF8 is utf8.Valid, three times quicker on text that is mostly
+// ASCII, as nearly every piece is: it skips ASCII a word at a time and
+// decodes only the characters that are not.
 func validUTF8(b []byte) bool {
-	for i := 0; i < len(b); i++ {
-		if b[i] >= utf8.RuneSelf {
-			return utf8.Valid(b[i:])
+	for i := 0; i < len(b); {
+		switch {
+		case i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 == 0:
+			i += 8
+		case b[i] < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 { // how DecodeRune tells an invalid byte
+				return false
+			}
+			i += size
 		}
 	}
 	return true
@@ -104,26 +164,26 @@ func kind(v []byte) byte {
 
 // str returns the field key when it is a JSON string.
 func (o object) str(key string) (string, bool) {
-	if b, ok := o.plainBytes(key); ok {
-		return plainString(b), true
-	}
-	return asString(o.get(key))
+	return o.value(key).str()
 }
 
-// plainBytes is plainBytes(o.get(key)), without a second scan of the
-// value: the string's text, still in the message's bytes, when it has no
-// escape and is valid UTF-8.
-func (o object) plainBytes(key string) ([]byte, bool) {
-	for i := len(o) - 1; i >= 0; i-- {
-		if string(o[i].key) == key {
-			if !o[i].plain {
-				return nil, false
-			}
-			in := o[i].val[1 : len(o[i].val)-1]
-			return in, validUTF8(in)
-		}
+// str returns v's text when it is a JSON string.
+func (v value) str() (string, bool) {
+	if b, ok := v.plainBytes(); ok {
+		return plainString(b), true
 	}
-	return nil, false
+	return asString(v.val)
+}
+
+// plainBytes is plainBytes(v.val), without a second scan of the value:
+// the string's text, still in the message's bytes, when it has no escape
+// and is valid UTF-8.
+func (v value) plainBytes() ([]byte, bool) {
+	if !v.plain {
+		return nil, false
+	}
+	in := v.val[1 : len(v.val)-1]
+	return in, v.ascii || validUTF8(in)
 }
 
 // asString decodes v when it is a JSON string.
@@ -149,16 +209,21 @@ func asArray(v json.RawMessage) ([]json.RawMessage, bool) {
 	return a, true
 }
 
-// isString reports whether the field key is the JSON string s, spelled
-// without escapes; it decodes nothing, so it costs no allocation.
-func (o object) isString(key, s string) bool {
-	v := bytes.TrimSpace(o.get(key))
-	return len(v) == len(s)+2 && v[0] == '"' && v[len(v)-1] == '"' && string(v[1:len(v)-1]) == s
+// isString reports whether v is the JSON string s, spelled without
+// escapes; it decodes nothing, so it costs no allocation.
+func (v value) isString(s string) bool {
+	b := bytes.TrimSpace(v.val)
+	return len(b) == len(s)+2 && b[0] == '"' && b[len(b)-1] == '"' && string(b[1:len(b)-1]) == s
 }
 
 // isTrue reports whether the field key is the JSON literal true.
 func (o object) isTrue(key string) bool {
-	return string(bytes.TrimSpace(o.get(key))) == "true"
+	return o.value(key).isTrue()
+}
+
+// isTrue reports whether v is the JSON literal true.
+func (v value) isTrue() bool {
+	return string(bytes.TrimSpace(v.val)) == "true"
 }
 
 // blockType returns the "type" of a content block, or "" when v is not an

@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -30,12 +31,12 @@ func scanObjectIn(o object, raw []byte) (object, bool) {
 	}
 	for {
 		ks := i
-		ke, plainKey, ok := scanString(raw, i)
+		ke, plainKey, asciiKey, ok := scanString(raw, i)
 		if !ok {
 			return nil, false
 		}
 		key := raw[ks+1 : ke-1]
-		if !plainKey || !validUTF8(key) { // as plainBytes, without a second scan
+		if !plainKey || !asciiKey && !utf8.Valid(key) { // as plainBytes, without a second scan
 			s, ok := unquote(raw[ks:ke])
 			if !ok {
 				return nil, false
@@ -48,16 +49,16 @@ func scanObjectIn(o object, raw []byte) (object, bool) {
 		}
 		vs := skipSpace(raw, i+1)
 		var ve int
-		plain := false
+		plain, ascii := false, false
 		if vs < len(raw) && raw[vs] == '"' {
-			ve, plain, ok = scanString(raw, vs)
+			ve, plain, ascii, ok = scanString(raw, vs)
 		} else {
 			ve, ok = skipValue(raw, vs, 2) // inside the object: one level down
 		}
 		if !ok {
 			return nil, false
 		}
-		o = append(o, member{key, json.RawMessage(raw[vs:ve:ve]), plain})
+		o = append(o, member{key, value{json.RawMessage(raw[vs:ve:ve]), plain, plain && ascii}})
 		i = skipSpace(raw, ve)
 		if i >= len(raw) {
 			return nil, false
@@ -405,48 +406,53 @@ func skipComposite(b []byte, i, depth int) (int, bool) {
 // escapes. Other bytes, invalid UTF-8 included, pass as encoding/json lets
 // them.
 func skipString(b []byte, i int) (int, bool) {
-	end, _, ok := scanString(b, i)
+	end, _, _, ok := scanString(b, i)
 	return end, ok
 }
 
-// scanString is skipString that also reports whether the string is plain:
-// without an escape, its text is its bytes (if they are valid UTF-8).
-func scanString(b []byte, i int) (end int, plain, ok bool) {
+// scanString is skipString that also reports whether the string is plain
+// (without an escape, its text is its bytes, if they are valid UTF-8) and
+// whether its bytes are all ASCII: a plain ASCII string, as nearly every
+// name and short value is, needs no UTF-8 check when it is read.
+func scanString(b []byte, i int) (end int, plain, ascii, ok bool) {
 	if i >= len(b) || b[i] != '"' {
-		return 0, false, false
+		return 0, false, false, false
 	}
 	plain = true
+	var high byte // the bytes of the string ORed: its high bit is set by any non-ASCII one
 	for i++; ; i++ {
-		i = plainRun(b, i)
+		var h byte
+		i, h = plainRunHigh(b, i)
+		high |= h
 		if i >= len(b) {
-			return 0, false, false
+			return 0, false, false, false
 		}
 		switch b[i] {
 		case '"':
-			return i + 1, plain, true
+			return i + 1, plain, high < utf8.RuneSelf, true
 		case '\\':
 			plain = false
 			i++
 			if i >= len(b) {
-				return 0, false, false
+				return 0, false, false, false
 			}
 			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if len(b)-i < 5 {
-					return 0, false, false
+					return 0, false, false, false
 				}
 				for _, h := range b[i+1 : i+5] {
 					if !isHex(h) {
-						return 0, false, false
+						return 0, false, false, false
 					}
 				}
 				i += 4
 			default:
-				return 0, false, false
+				return 0, false, false, false
 			}
 		default: // a control character
-			return 0, false, false
+			return 0, false, false, false
 		}
 	}
 }
@@ -456,24 +462,51 @@ func scanString(b []byte, i int) (end int, plain, ok bool) {
 // character, or at len(b). Most of a message is long runs, so it goes
 // eight bytes at a time.
 func plainRun(b []byte, i int) int {
-	for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
-		i += 8
-	}
-	for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
-		i++
-	}
-	return i
+	end, _ := plainRunHigh(b, i)
+	return end
 }
 
-// plain8 says whether none of the eight bytes of x is a quote, a
-// backslash or below 0x20 (the bit tricks of "Bit Twiddling Hacks": a
-// byte is zero, or less than n, where its high bit survives), as
-// backing's scanner does.
-func plain8(x uint64) bool {
+// plainRunHigh is plainRun that also returns the run's bytes ORed
+// together, whose high bit says whether any is not ASCII: it costs one
+// instruction a word while the run is read anyway.
+func plainRunHigh(b []byte, i int) (end int, high byte) {
+	var or uint64
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if m := special8(x); m != 0 {
+			// The lowest mark is the first byte that ends the run
+			// (special8): take the bytes before it, with no byte loop.
+			n := bits.TrailingZeros64(m) / 8
+			return i + n, fold8(or | x&(1<<(8*n)-1))
+		}
+		or |= x
+		i += 8
+	}
+	high = fold8(or)
+	for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+		high |= b[i]
+		i++
+	}
+	return i, high
+}
+
+// fold8 ORs the eight bytes of x together.
+func fold8(x uint64) byte {
+	x |= x >> 32
+	x |= x >> 16
+	return byte(x | x>>8)
+}
+
+// special8 marks, by its high bit, each of the eight bytes of x that is
+// a quote, a backslash or below 0x20 (the bit tricks of "Bit Twiddling
+// Hacks": a byte is zero, or less than n, where its high bit survives),
+// as backing's scanner does. A borrow may mark a byte above a marked one
+// wrongly, never one below: the lowest mark is exact.
+func special8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
 	less20 := (x - 0x20*ones) & ^x & highs
-	return less20|zero(x^('"'*ones))|zero(x^('\\'*ones)) == 0
+	return less20 | zero(x^('"'*ones)) | zero(x^('\\'*ones))
 }
 
 func isHex(c byte) bool {

@@ -15,7 +15,7 @@ func FuzzScanObject(f *testing.F) {
 	for _, s := range []string{
 		`{}`, ` { } `, `{"a":1}`, `{"a":"b","a":"c"}`, `{"k\u0041":[1,{"x":null}],"t":true,"f":false}`,
 		`{"n":-0.5e+10}`, `{"n":01}`, `{"n":1.}`, `{"s":"\q"}`, "{\"s\":\"\x01\"}", `{"a":1,}`, `{"a" 1}`,
-		`{"a":1}x`, `[1]`, `{"s":"\ud83d\ude00 é"}`, `{"long":"abcdefghijklmnopq\"rstuvwxyz\\0123456789"}`, "{\"long\":\"abcdefghijklmnopq\x1frstuvwx\"}", "{\"s\":\"\xff\"}", `{"a":{"b":[[]]}}`, `{"a":tru}`,
+		`{"a":1}x`, `[1]`, `{"role":"user","ts":"t","role":"tool","content":[],"continues":true,"context":"c","tool_calls":null,"tool_call_id":"i"}`, `{"s":"\ud83d\ude00 é"}`, `{"long":"abcdefghijklmnopq\"rstuvwxyz\\0123456789"}`, "{\"long\":\"abcdefghijklmnopq\x1frstuvwx\"}", "{\"s\":\"\xff\"}", `{"a":{"b":[[]]}}`, `{"a":tru}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -35,6 +35,26 @@ func FuzzScanObject(f *testing.F) {
 			if ok && string(o.get(k)) != string(v) {
 				t.Fatalf("scanObject(%q).get(%q) = %q, json.Unmarshal has %q", raw, k, o.get(k), v)
 			}
+			// o.str, which takes a plain string's text without decoding
+			// it (plainBytes), decodes it as Unmarshal does.
+			if ok && kind(v) == '"' {
+				var s string
+				json.Unmarshal(v, &s)
+				if got, _ := o.str(k); got != s {
+					t.Fatalf("scanObject(%q).str(%q) = %q, json.Unmarshal has %q", raw, k, got, s)
+				}
+			}
+		}
+		// readFields finds each member as object.value does.
+		f := readFields(o)
+		for key, v := range map[string]value{"role": f.roleVal, "content": f.content, "context": f.context,
+			"continues": f.continues, "tool_calls": f.toolCalls, "tool_call_id": f.toolCallID, "ts": f.ts} {
+			if w := o.value(key); string(w.val) != string(v.val) || w.plain != v.plain || w.ascii != v.ascii {
+				t.Fatalf("readFields(%q) has %q for %q, object.value %q", raw, v.val, key, o.value(key).val)
+			}
+		}
+		if role, _ := o.str("role"); f.role != role {
+			t.Fatalf("readFields(%q) has role %q, object.str %q", raw, f.role, role)
 		}
 		if ok && !maps.EqualFunc(got, want, func(a, b json.RawMessage) bool { return string(a) == string(b) }) {
 			t.Fatalf("scanObject(%q) = %q, json.Unmarshal = %q", raw, got, want)
@@ -80,6 +100,12 @@ func TestPlainRun(t *testing.T) {
 			for from := range at + 1 {
 				if got := plainRun(b, from); got != want {
 					t.Fatalf("plainRun(%q, %d) = %d, want %d", b, from, got, want)
+				}
+				// The run's high bit is set exactly when it holds a
+				// byte that is not ASCII.
+				_, high := plainRunHigh(b, from)
+				if wantHigh := want > at && c >= 0x80; (high >= 0x80) != wantHigh {
+					t.Fatalf("plainRunHigh(%q, %d) = %#x, want a high bit %v", b, from, high, wantHigh)
 				}
 			}
 		}

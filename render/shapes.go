@@ -41,22 +41,22 @@ type style interface {
 // body renders a message's content: a string is text as written, an array
 // is a list of content blocks in the Anthropic or OpenAI shapes. OpenAI
 // chat messages may also carry tool calls beside the content.
-func body(o object, st style) string {
+func body(f *fields, st style) string {
 	w := &walk{st: st}
-	role, _ := o.str("role")
-	c := o.get("content")
+	role := f.role
+	c := f.content.val
 	hasContent := c != nil
 	var buf [4]string // most messages have few parts: kept on the stack (joinParts)
 	parts := buf[:0]
 	switch {
 	case role == "tool" && !onlyResults(c):
 		// An OpenAI chat tool message: its content is the tool's output.
-		id, _ := o.str("tool_call_id")
+		id, _ := f.toolCallID.str()
 		parts = append(parts, w.toolResult(id, c, "", false))
 	case !hasContent || kind(c) == 'n':
 		// Nothing to show here; tool_calls or the remark below speak.
 	case kind(c) == '"':
-		s, _ := o.str("content") // c, decoded without a second scan
+		s, _ := f.content.str() // c, decoded without a second scan
 		parts = append(parts, w.text(s))
 	case kind(c) == '[':
 		blocks, _ := asArray(c)
@@ -64,7 +64,7 @@ func body(o object, st style) string {
 	default:
 		parts = append(parts, w.json(c))
 	}
-	if calls, ok := asArray(o.get("tool_calls")); ok {
+	if calls, ok := asArray(f.toolCalls.val); ok {
 		parts = append(parts, w.each(calls, w.chatToolCall)...)
 	}
 	return joinParts(st, parts)
@@ -383,11 +383,11 @@ func (w *walk) resultItem(v json.RawMessage) string {
 // "context" field names (instructions, environment, hook, command, caveat,
 // compaction, interruption, meta, or a harness's own), "instructions" for
 // a developer message without one, and "" for conversation.
-func contextKind(o object) string {
-	if k, ok := o.str("context"); ok && strings.TrimSpace(k) != "" {
+func contextKind(f *fields) string {
+	if k, ok := f.context.str(); ok && strings.TrimSpace(k) != "" {
 		return k
 	}
-	if o.isString("role", "developer") {
+	if f.roleVal.isString("developer") {
 		return "instructions"
 	}
 	return ""
@@ -430,13 +430,14 @@ func contentSize(c json.RawMessage) int {
 // nothing.
 func HasToolCall(raw []byte) bool {
 	o, ok := parseObject(raw)
-	if !ok || isEvent(o) {
+	f := readFields(o)
+	if !ok || isEvent(&f) {
 		return false
 	}
-	if calls, ok := asArray(o.get("tool_calls")); ok && len(calls) > 0 {
+	if calls, ok := asArray(f.toolCalls.val); ok && len(calls) > 0 {
 		return true
 	}
-	blocks, _ := asArray(o.get("content"))
+	blocks, _ := asArray(f.content.val)
 	for _, v := range blocks {
 		switch blockType(v) {
 		case "tool_use", "server_tool_use", "mcp_tool_use", "function_call", "custom_tool_call", "local_shell_call", "web_search_call":

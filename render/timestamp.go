@@ -17,8 +17,8 @@ func formatTS(ts string) string {
 // esc (each format's escape for plain text), between before and after; or
 // nothing when the message has none. A well-formed time needs no escape,
 // so it costs neither a string nor a copy.
-func appendTS(dst []byte, o object, before, after string, esc func(string) string) []byte {
-	if b, ok := o.plainBytes("ts"); ok {
+func appendTS(dst []byte, f *fields, before, after string, esc func(string) string) []byte {
+	if b, ok := f.ts.plainBytes(); ok {
 		if len(b) == 0 {
 			return dst
 		}
@@ -26,7 +26,7 @@ func appendTS(dst []byte, o object, before, after string, esc func(string) strin
 			return append(out, after...)
 		}
 	}
-	ts, ok := o.str("ts")
+	ts, ok := f.ts.str()
 	if !ok || ts == "" {
 		return dst
 	}
@@ -57,13 +57,15 @@ func appendRFC3339[T string | []byte](dst []byte, ts T) ([]byte, bool) {
 		ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' || ts[16] != ':' {
 		return dst, false
 	}
-	year, ok1 := atoiN(ts[0:4])
-	month, ok2 := atoiN(ts[5:7])
-	day, ok3 := atoiN(ts[8:10])
-	hour, ok4 := atoiN(ts[11:13])
-	minute, ok5 := atoiN(ts[14:16])
-	sec, ok6 := atoiN(ts[17:19])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 ||
+	century, ok1 := digits2(ts, 0)
+	yy, ok2 := digits2(ts, 2)
+	month, ok3 := digits2(ts, 5)
+	day, ok4 := digits2(ts, 8)
+	hour, ok5 := digits2(ts, 11)
+	minute, ok6 := digits2(ts, 14)
+	sec, ok7 := digits2(ts, 17)
+	year := century*100 + yy
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) || month < 1 || month > 12 ||
 		day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
 		return dst, false
 	}
@@ -78,27 +80,33 @@ func appendRFC3339[T string | []byte](dst []byte, ts T) ([]byte, bool) {
 		}
 		rest = rest[n:]
 	}
-	if len(rest) != 1 || rest[0] != 'Z' {
-		if len(rest) != len("+07:00") || (rest[0] != '+' && rest[0] != '-') || rest[3] != ':' {
-			return dst, false
-		}
-		hh, ok1 := atoiN(rest[1:3])
-		mm, ok2 := atoiN(rest[4:6])
-		if !ok1 || !ok2 || hh > 23 || mm > 59 {
-			return dst, false
-		}
-		offset := time.Duration(hh*60+mm) * time.Minute
-		if rest[0] == '-' {
-			offset = -offset
-		}
-		t := time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC).Add(-offset)
-		var m time.Month
-		year, m, day = t.Date()
-		month = int(m)
-		hour, minute, sec = t.Clock()
-		if year < 0 || year > 9999 { // AppendFormat's own spelling
-			return dst, false
-		}
+	if len(rest) == 1 && rest[0] == 'Z' {
+		// Already in UTC, as nearly every stored time is: its digits are
+		// the ones shown.
+		dst = append(dst, ts[:10]...)
+		dst = append(dst, ' ')
+		dst = append(dst, ts[11:19]...)
+		return append(dst, " UTC"...), true
+	}
+	if len(rest) != len("+07:00") || (rest[0] != '+' && rest[0] != '-') || rest[3] != ':' {
+		return dst, false
+	}
+	hh, ok1 := digits2(rest, 1)
+	mm, ok2 := digits2(rest, 4)
+	if !ok1 || !ok2 || hh > 23 || mm > 59 {
+		return dst, false
+	}
+	offset := time.Duration(hh*60+mm) * time.Minute
+	if rest[0] == '-' {
+		offset = -offset
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC).Add(-offset)
+	var m time.Month
+	year, m, day = t.Date()
+	month = int(m)
+	hour, minute, sec = t.Clock()
+	if year < 0 || year > 9999 { // AppendFormat's own spelling
+		return dst, false
 	}
 	dst = append(dst, byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-')
 	dst = append2(append2(dst, month, '-'), day, ' ')
@@ -106,16 +114,10 @@ func appendRFC3339[T string | []byte](dst []byte, ts T) ([]byte, bool) {
 	return append(dst, "UTC"...), true
 }
 
-// atoiN reads s, all decimal digits.
-func atoiN[T string | []byte](s T) (int, bool) {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int(s[i]-'0')
-	}
-	return n, true
+// digits2 reads the two decimal digits s[i:i+2].
+func digits2[T string | []byte](s T, i int) (int, bool) {
+	hi, lo := s[i]-'0', s[i+1]-'0' // a byte that is no digit wraps past 9
+	return int(hi)*10 + int(lo), hi <= 9 && lo <= 9
 }
 
 // append2 appends n, below 100, in two digits, then sep.
