@@ -355,17 +355,28 @@ func listItem(line string) (indent int, empty bool) {
 		m++
 	}
 	rest := t[m:]
-	if rest == "" || strings.TrimLeft(rest, " ") == "" {
+	if strings.TrimLeft(rest, " \t") == "" {
 		return i + m + 1, true // an empty item: its content starts a column on
 	}
 	if rest[0] != ' ' && rest[0] != '\t' {
 		return 0, false
 	}
-	sp := len(rest) - len(strings.TrimLeft(rest, " "))
+	// The white space after the marker, in columns: a tab goes to the next
+	// tab stop, as CommonMark and goldmark count it ("*\t0" has its
+	// content at column 4, not 2).
+	col := i + m
+	for j := 0; j < len(rest) && (rest[j] == ' ' || rest[j] == '\t'); j++ {
+		if rest[j] == '\t' {
+			col += 4 - col%4
+		} else {
+			col++
+		}
+	}
+	sp := col - (i + m)
 	if sp > 4 { // indented code in the item: content one column on
 		sp = 1
 	}
-	return i + m + max(sp, 1), false
+	return i + m + sp, false
 }
 
 // blankLine, as what ends an HTML block, is a blank line: kinds 6 and 7.

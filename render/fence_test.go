@@ -42,6 +42,11 @@ func TestOpenFence(t *testing.T) {
 		{md("´´´\nx\n´´´"), ""},
 		{md("´´´go\nx"), "```"},
 		{md("- a\n\n  ´´´\n  x"), "  ```"},
+		// A tab after the marker goes to the next tab stop: the item's
+		// content is at column 4, so a fence indented 2 ends the item,
+		// and a line at the margin does not end the fence.
+		{md("*\t0\n  ´´´\n0"), "  ```"},
+		{md("*\t0\n    ´´´\n0"), ""},
 		{md("* \n\n  ´´´\n0\n"), "  ```"},           // an item that starts empty ends at a blank line: the fence is outside it
 		{md("* \n  ´´´\n0\n"), ""},                  // one that goes on at once holds the fence, which 0 ends
 		{md("´´´´\n´´´\nx"), "````"},                // a shorter fence does not close

@@ -18,7 +18,9 @@ import (
 //
 // 2: a line "<!" and a lower-case letter opens no HTML block, as in
 // goldmark, so a code fence after it is closed (Sample does not show it).
-const Version = 2
+// 3: a tab after a list item's marker counts to the next tab stop, as in
+// goldmark, so a fence that ends the item is closed.
+const Version = 3
 
 // Fingerprint names the bytes of the pieces this binary renders: a digest
 // of Version and of every format's pieces of Sample and a few more
