@@ -28,7 +28,13 @@ type renderedFile struct {
 	mu         sync.Mutex
 	known      int64  // the size the kernel was last told; -1: none yet
 	headSum    uint32 // a checksum of the head it was last told of
-	head, tail []byte // the frame it was last told of (frame.go)
+	headLen    int    // and its length
+	// The frame it was last told of (frame.go), which reads through the
+	// page cache take. A rendering whose end moves is read through a
+	// handle holding its own (renderedHandle): its node keeps none, as
+	// transcript.html's head is 6 KiB of style sheet, which nodes the
+	// kernel holds of every session read would all keep.
+	head, tail []byte
 	key        string // the branch key it is watched under (live.go); "" if not
 	sizes      sizeKey
 	cache      *sizeCache // held under sizes (sizes.go); nil if none
@@ -244,9 +250,11 @@ func (n *renderedFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.
 func (n *renderedFile) changed(sp span) {
 	size, sum := sp.size(), crc32.ChecksumIEEE(sp.head)
 	n.mu.Lock()
-	old, oldSum, oldHead := n.known, n.headSum, len(n.head)
-	n.known, n.headSum = size, sum
-	n.head, n.tail = sp.head, sp.tail
+	old, oldSum, oldHead := n.known, n.headSum, n.headLen
+	n.known, n.headSum, n.headLen = size, sum, len(sp.head)
+	if !n.endMoves() {
+		n.head, n.tail = sp.head, sp.tail
+	}
 	n.mu.Unlock()
 	head := int64(len(sp.head))
 	switch {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hanwen/go-fuse/v2/fuse"
+
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/backing/filestore"
 )
@@ -107,5 +109,53 @@ func TestBigPieceServedWithoutReading(t *testing.T) {
 	rewriteLog(t, s, "a", "z")
 	if b := read(256 << 10); !bytes.Contains(b, []byte("a a")) || bytes.Contains(b, []byte("z")) {
 		t.Errorf("a request inside the kept piece read the message again: %.40q…", b)
+	}
+}
+
+// A rendering read through its own handles (transcript.html,
+// export.json) keeps no frame in its node: the kernel holds a node of
+// every file it looked up, and transcript.html's head alone is 6 KiB.
+// One read through the page cache keeps the frame it was told of.
+func TestFrameKeptOnlyForPageCache(t *testing.T) {
+	st := newStore(t)
+	s, _, err := st.Create("s", backing.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendID("", [][]byte{[]byte(`{"role":"user","content":"hi"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	fsys := New(st, Options{}).fsys
+	for _, f := range []format{formatHTML, formatJSON, formatMarkdown} {
+		n := newRenderedFile(fsys, branchRef{s: s}, f, 0)
+		var out fuse.AttrOut
+		if errno := n.attr(&out); errno != 0 {
+			t.Fatal(errno)
+		}
+		n.mu.Lock()
+		kept, headLen := len(n.head)+len(n.tail), n.headLen
+		n.mu.Unlock()
+		if headLen == 0 {
+			t.Errorf("format %d: the head's length is not kept", f)
+		}
+		if n.endMoves() && kept != 0 {
+			t.Errorf("format %d: its node keeps %d bytes of frame", f, kept)
+		}
+		if !n.endMoves() && kept == 0 {
+			t.Errorf("format %d: its node keeps no frame for reads through the page cache", f)
+		}
+		// A read through a handle serves the whole file still.
+		fh, _, errno := n.Open(nil, 0)
+		if errno != 0 {
+			t.Fatal(errno)
+		}
+		dest := make([]byte, out.Size+10)
+		r, errno := n.Read(nil, fh, dest, 0)
+		if errno != 0 {
+			t.Fatal(errno)
+		}
+		if b, _ := r.Bytes(dest); uint64(len(b)) != out.Size {
+			t.Errorf("format %d: read %d bytes of a file of %d", f, len(b), out.Size)
+		}
 	}
 }
