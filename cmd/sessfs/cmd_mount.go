@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -127,6 +128,7 @@ func runMount(args []string) int {
 		return c.fail(err)
 	}
 	leaveRoomForRequests()
+	keepHeapSmall()
 	st, err := openStore(root, durable, true)
 	if err != nil {
 		return c.fail(err)
@@ -208,6 +210,20 @@ func runMount(args []string) int {
 func leaveRoomForRequests() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 2)
+	}
+}
+
+// mountMemoryLimit is the heap a mount asks Go's collector to stay
+// under (runtime/debug.SetMemoryLimit), unless GOMEMLIMIT says otherwise.
+// Its caches are bounded (piece offsets, log indexes, one big piece), but
+// by default the collector lets the heap grow to twice what is live
+// before it runs: after reading every file of a 1 GB store, 84 MiB live
+// stood at 217 MiB of RSS. Near the limit it collects sooner instead.
+const mountMemoryLimit = 128 << 20
+
+func keepHeapSmall() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(mountMemoryLimit)
 	}
 }
 
