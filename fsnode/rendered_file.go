@@ -25,10 +25,10 @@ type renderedFile struct {
 	turn      int  // 0: the whole branch
 	sinceFork bool // only the messages after the fork point (View.Inherited)
 
-	mu         sync.Mutex
-	known      int64  // the size the kernel was last told; -1: none yet
-	headSum    uint32 // a checksum of the head it was last told of
-	headLen    int    // and its length
+	mu      sync.Mutex
+	known   int64  // the size the kernel was last told; -1: none yet
+	headSum uint32 // a checksum of the head it was last told of
+	headLen int    // and its length
 	// The frame it was last told of (frame.go), which reads through the
 	// page cache take. A rendering whose end moves is read through a
 	// handle holding its own (renderedHandle): its node keeps none, as
