@@ -215,6 +215,7 @@ func (c *sizeCache) offsets(f *FS, s backing.Session, v backing.View, ft format)
 	if c.kept == nil && ft != formatJSONL {
 		c.kept = lookUpKept(s, v, ft)
 	}
+	c.off = slices.Grow(c.off, max(0, n+1-len(c.off))) // one allocation for a long branch's first look
 	own := v.Inherited()
 	pending := -1 // the first context message of own after the last message that settles it
 	const batch = 1024

@@ -287,7 +287,12 @@ func (x *logIndex) loadData(f io.ReaderAt, size int64, data []byte) bool {
 			off = -1
 			break // a gap
 		}
-		msgs, bad = append(msgs, r.msgs...), append(bad, r.bad...)
+		if msgs == nil {
+			msgs = r.msgs // most files hold one record: no copy of it
+		} else {
+			msgs = append(msgs, r.msgs...)
+		}
+		bad = append(bad, r.bad...)
 		to, lines, tail = r.to, r.lines, r.tail
 		recs++
 	}
@@ -315,9 +320,11 @@ func (x *logIndex) loadData(f io.ReaderAt, size int64, data []byte) bool {
 		bads = append(bads, backing.BadLine{Offset: b.off, Line: b.line, Err: cerr})
 		badN = append(badN, b.n)
 	}
-	x.msgs = make([]msgRef, 0, len(msgs))
+	// The marks, as a scan places them, pushed over the records' own
+	// slice: the entry each push writes has been read.
+	x.msgs = msgs[:0]
 	for _, m := range msgs {
-		x.push(m) // the marks, as a scan places them
+		x.push(m)
 	}
 	x.bad, x.badN, x.lines, x.scanned = bads, badN, lines, to
 	x.kept, x.keptMsgs, x.keptBad, x.keptRecs = to, len(msgs), len(bads), recs
