@@ -111,7 +111,8 @@ func (w *walk) block(v json.RawMessage) string {
 	if s, ok := asString(v); ok { // a bare string in a content array
 		return w.text(s)
 	}
-	b, ok := parseObject(v)
+	var buf objectBuf // the block's members stay on the stack
+	b, ok := parseObjectIn(buf[:0], v)
 	if !ok {
 		return w.json(v)
 	}
@@ -254,12 +255,13 @@ func (w *walk) reasoning(b object) string {
 // when not (a Codex custom tool's input, such as a patch).
 func (w *walk) toolCall(name, id string, input json.RawMessage) string {
 	name, id = w.label(name), w.label(id)
+	var buf objectBuf // the input's members stay on the stack
 	var in object
 	if s, ok := asString(input); ok {
 		raw := []byte(s)
 		switch kind(raw) {
 		case '{': // parseObject accepts what json.Valid does (FuzzScanObject)
-			in, ok = parseObject(raw)
+			in, ok = parseObjectIn(buf[:0], raw)
 		case '[':
 			ok = validJSON(raw)
 		default:
@@ -277,7 +279,7 @@ func (w *walk) toolCall(name, id string, input json.RawMessage) string {
 		if k := kind(input); k == 0 || k == 'n' {
 			return w.st.toolCall(name, id, "", "")
 		}
-		in, _ = parseObject(input)
+		in, _ = parseObjectIn(buf[:0], input)
 	}
 	if list, ok := todoList(name, in); ok && w.fitsTodos(list) {
 		explanation, _ := in.str("explanation") // update_plan's
