@@ -86,7 +86,8 @@ func joinParts(st style, parts []string) string {
 // onlyResults reports whether content is a non-empty array of tool results
 // and nothing else.
 func onlyResults(c json.RawMessage) bool {
-	blocks, ok := asArray(c)
+	var buf arrayBuf // asked of every user message: no allocation
+	blocks, ok := asArrayIn(buf[:0], c)
 	if !ok || len(blocks) == 0 {
 		return false
 	}
@@ -232,7 +233,8 @@ func (w *walk) reasoning(b object) string {
 	add := func(v json.RawMessage) {
 		items, _ := asArray(v)
 		texts = append(texts, w.each(items, func(item json.RawMessage) string {
-			if o, ok := parseObject(item); ok {
+			var buf objectBuf // the item's members stay on the stack
+			if o, ok := parseObjectIn(buf[:0], item); ok {
 				if s, ok := o.str("text"); ok {
 					return w.text(s)
 				}
@@ -401,7 +403,8 @@ func contentSize(c json.RawMessage) int {
 	if s, ok := asString(c); ok {
 		return len(s)
 	}
-	blocks, ok := asArray(c)
+	var buf arrayBuf // the blocks stay on the stack
+	blocks, ok := asArrayIn(buf[:0], c)
 	if !ok {
 		if k := kind(c); k == 0 || k == 'n' {
 			return 0
@@ -412,7 +415,8 @@ func contentSize(c json.RawMessage) int {
 	for _, v := range blocks {
 		s, ok := asString(v) // a string is no object: parse only the others
 		if !ok {
-			b, _ := parseObject(v)
+			var buf objectBuf // the block's members stay on the stack
+			b, _ := parseObjectIn(buf[:0], v)
 			s, ok = b.str("text")
 		}
 		if ok {
