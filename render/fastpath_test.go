@@ -194,7 +194,14 @@ func FuzzMarkdownBody(f *testing.F) {
 	}
 	for _, s := range []string{`{"role":"user","content":"a"}`, `{"role":"tool","content":"a"}`, `{"content":" \u00a0 "}`,
 		`{"role":"assistant","content":"x","tool_calls":[{"id":"c","function":{"name":"n","arguments":"{}"}}]}`,
-		`{"content":"x","tool_calls":null}`, `{"content":"a\rb` + "```" + `"}`, "{\"content\":\"\xff\"}", `{"content":"\u00e9"}`} {
+		`{"content":"x","tool_calls":null}`, `{"content":"a\rb` + "```" + `"}`, "{\"content\":\"\xff\"}", `{"content":"\u00e9"}`,
+		// Arrays of blocks (appendMarkdownBlocks).
+		`{"role":"user","content":[]}`, `{"content":[{"type":"text","text":" \u00a0"},"",null,{"type":"text","text":"a"}]}`,
+		`{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"},{"type":"text","text":"` + "```" + `"},{"type":"tool_use","id":"i","name":"Bash","input":{"command":"ls"}}]}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"i","content":"out","is_error":true},{"type":"text","text":"x"}]}`,
+		`{"role":"assistant","content":[{"type":"function_call","name":"exec_command","call_id":"c","arguments":"{\"cmd\":\"ls\"}"},{"type":"function_call_output","call_id":"c","output":"Exit code: 1\nOutput:\nx"}]}`,
+		`{"role":"assistant","content":[{"type":"reasoning","summary":[{"type":"summary_text","text":"s"}],"encrypted_content":"e"},{"type":"custom_tool_call","name":"apply_patch","call_id":"c","input":"*** Add File: a\n"}]}`,
+		`{"role":"tool","content":[{"type":"tool_result","content":"x"}]}`, `{"content":[1],"tool_calls":[]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
@@ -207,4 +214,22 @@ func FuzzMarkdownBody(f *testing.F) {
 			t.Fatalf("appendMarkdownBody(%q) = %q, body gives %q", raw, got, want)
 		}
 	})
+}
+
+// TestMarkdownBlocksLimits holds appendMarkdownBody to body where the
+// piece is full, which random bytes do not reach: more parts than
+// maxParts, and texts past maxShown.
+func TestMarkdownBlocksLimits(t *testing.T) {
+	many := strings.Repeat(`{"type":"text","text":"a"},`, maxParts+5)
+	big := `{"type":"text","text":"` + strings.Repeat("b", maxShown/2) + `"},`
+	for _, content := range []string{"[" + many + "1]", "[" + big + big + big + `{"type":"text","text":"c"}]`} {
+		o, ok := parseObject([]byte(`{"role":"assistant","content":` + content + `}`))
+		if !ok {
+			t.Fatal("the test's message does not parse")
+		}
+		fl := readFields(o)
+		if got, want := string(appendMarkdownBody(nil, &fl)), body(&fl, markdownStyle{}); got != want || !strings.Contains(want, "cut: ") {
+			t.Fatalf("appendMarkdownBody gives %d bytes, body %d, with a cut marker: %v", len(got), len(want), strings.Contains(want, "cut: "))
+		}
+	}
 }

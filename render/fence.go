@@ -9,20 +9,29 @@ import (
 
 // fence wraps body in a fenced code block. The fence is one backtick longer
 // than the longest run of backticks in body (and at least three), so nothing
-// inside can close it early, whatever the body holds.
+// inside can close it early, whatever the body holds. It is built in one
+// allocation of its size: it holds every output and input of a session.
 func fence(info, body string) string {
 	n := max(3, longestRun(body, '`')+1)
-	ticks := strings.Repeat("`", n)
+	newline := body != "" && !strings.HasSuffix(body, "\n")
 	var b strings.Builder
-	b.WriteString(ticks)
+	b.Grow(2*n + len(info) + 1 + len(body) + 1)
+	writeRun(&b, '`', n)
 	b.WriteString(info)
 	b.WriteByte('\n')
 	b.WriteString(body)
-	if body != "" && !strings.HasSuffix(body, "\n") {
+	if newline {
 		b.WriteByte('\n')
 	}
-	b.WriteString(ticks)
+	writeRun(&b, '`', n)
 	return b.String()
+}
+
+// writeRun writes n times c, without the string strings.Repeat makes.
+func writeRun(b *strings.Builder, c byte, n int) {
+	for range n {
+		b.WriteByte(c)
+	}
 }
 
 // longestRun returns the length of the longest run of c in s.
@@ -43,13 +52,28 @@ func longestRun(s string, c byte) int {
 // any backtick run inside (CommonMark's rule), padded when s touches a
 // backtick so the delimiter stays separate.
 func inlineCode(s string) string {
+	var b strings.Builder
+	writeInlineCode(&b, s)
+	return b.String()
+}
+
+// writeInlineCode writes inlineCode(s) to b, growing it once: a label
+// line holds a few code spans.
+func writeInlineCode(b *strings.Builder, s string) {
 	s = oneLine(s)
-	ticks := strings.Repeat("`", longestRun(s, '`')+1)
+	n := longestRun(s, '`') + 1
 	// CommonMark strips one space from each side when both sides have one.
-	if s == "" || s[0] == '`' || s[len(s)-1] == '`' || (s[0] == ' ' && s[len(s)-1] == ' ') {
-		s = " " + s + " "
+	pad := s == "" || s[0] == '`' || s[len(s)-1] == '`' || (s[0] == ' ' && s[len(s)-1] == ' ')
+	b.Grow(2*n + len(s) + 2)
+	writeRun(b, '`', n)
+	if pad {
+		b.WriteByte(' ')
 	}
-	return ticks + s + ticks
+	b.WriteString(s)
+	if pad {
+		b.WriteByte(' ')
+	}
+	writeRun(b, '`', n)
 }
 
 // oneLine replaces line breaks and other control characters with spaces, so

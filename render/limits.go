@@ -153,21 +153,31 @@ func (w *walk) fitsTodos(list []todo) bool {
 func (w *walk) each(items []json.RawMessage, f func(json.RawMessage) string) []string {
 	out := make([]string, 0, len(items))
 	for i, v := range items {
-		if w.parts >= maxParts || w.shown >= maxShown {
-			n := 0
-			for _, rest := range items[i:] {
-				n += len(rest)
-			}
-			what := strconv.Itoa(len(items)-i) + " more parts"
-			if len(items)-i == 1 {
-				what = "1 more part"
-			}
-			return append(out, w.st.cut(cutNote(what+", "+sizeText(n))))
+		if w.full() {
+			return append(out, w.cutRest(items[i:]))
 		}
 		w.parts++
 		out = append(out, f(v))
 	}
 	return out
+}
+
+// full reports whether the piece has room for no more parts.
+func (w *walk) full() bool {
+	return w.parts >= maxParts || w.shown >= maxShown
+}
+
+// cutRest is the marker for the items a full piece leaves out.
+func (w *walk) cutRest(items []json.RawMessage) string {
+	n := 0
+	for _, rest := range items {
+		n += len(rest)
+	}
+	what := strconv.Itoa(len(items)) + " more parts"
+	if len(items) == 1 {
+		what = "1 more part"
+	}
+	return w.st.cut(cutNote(what + ", " + sizeText(n)))
 }
 
 // cutNote is what a marker says: what was cut, and where it is whole.

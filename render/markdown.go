@@ -63,12 +63,22 @@ func AppendMarkdown(dst []byte, m Message) []byte {
 // appendMarkdownBody appends body(f, markdownStyle{}). A message whose
 // content is one string without escapes and nothing else to show, the
 // most common of all, has its text copied from the message into dst
-// once, with no string made of it (FuzzMarkdownBody holds this to body).
+// once, with no string made of it; one whose content is an array of
+// blocks has them appended one by one (appendMarkdownBlocks).
+// FuzzMarkdownBody holds both to body.
 func appendMarkdownBody(dst []byte, f *fields) []byte {
-	text, ok := f.content.plainBytes()
 	// body shows a tool message's content as output, and tool calls
-	// after it; it cuts a text longer than maxMarkdown or maxShown.
-	if !ok || f.role == "tool" || kind(f.toolCalls.val) == '[' || len(text) > min(maxMarkdown, maxShown) {
+	// after it.
+	if f.role == "tool" || kind(f.toolCalls.val) == '[' {
+		return append(dst, body(f, markdownStyle{})...)
+	}
+	var buf arrayBuf // the blocks stay on the stack
+	if blocks, ok := asArrayIn(buf[:0], f.content.val); ok {
+		return appendMarkdownBlocks(dst, blocks)
+	}
+	text, ok := f.content.plainBytes()
+	// body cuts a text longer than maxMarkdown or maxShown.
+	if !ok || len(text) > min(maxMarkdown, maxShown) {
 		return append(dst, body(f, markdownStyle{})...)
 	}
 	start := len(dst)

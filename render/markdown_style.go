@@ -28,20 +28,27 @@ func (markdownStyle) thinking(parts []string) string { return details("thinking"
 //
 //	**tool call** `Bash`: `ls -la` · `toolu_1`
 func (markdownStyle) toolCall(name, id, arg, input string) string {
-	l := "**tool call**"
+	var b strings.Builder
+	// The label's spans are short; the input, often long, is copied once.
+	b.Grow(len("**tool call**") + 3*(len(" · ``")+2) + len(name) + len(arg) + len(id) + len("\n\n") + len(input))
+	b.WriteString("**tool call**")
 	if name != "" {
-		l += " " + inlineCode(name)
+		b.WriteByte(' ')
+		writeInlineCode(&b, name)
 	}
 	if arg != "" {
-		l += ": " + inlineCode(arg)
+		b.WriteString(": ")
+		writeInlineCode(&b, arg)
 	}
 	if id != "" {
-		l += " · " + inlineCode(id)
+		b.WriteString(" · ")
+		writeInlineCode(&b, id)
 	}
-	if input == "" {
-		return l
+	if input != "" {
+		b.WriteString("\n\n")
+		b.WriteString(input)
 	}
-	return l + "\n\n" + input
+	return b.String()
 }
 
 // todoCall is the call's label, then its list as a task list: "- [x]"
@@ -81,14 +88,26 @@ func (markdownStyle) media(r mediaRef) string {
 // toolResult is a label with the call id and how the call failed, if it
 // did, then the output, fenced.
 func (markdownStyle) toolResult(id, failure string, parts []string) string {
-	l := "**result**"
+	n := len("**result ()**") + len(failure) + len(" · ``") + 2 + len(id)
+	for _, p := range parts {
+		n += len("\n\n") + len(p)
+	}
+	var b strings.Builder
+	b.Grow(n)
 	if failure != "" {
-		l = "**result (" + failure + ")**"
+		b.WriteString("**result (" + failure + ")**")
+	} else {
+		b.WriteString("**result**")
 	}
 	if id != "" {
-		l += " · " + inlineCode(id)
+		b.WriteString(" · ")
+		writeInlineCode(&b, id)
 	}
-	return strings.Join(append([]string{l}, parts...), "\n\n")
+	for _, p := range parts {
+		b.WriteString("\n\n")
+		b.WriteString(p)
+	}
+	return b.String()
 }
 
 // join separates non-empty parts with a blank line, and says so when a

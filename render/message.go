@@ -196,17 +196,27 @@ func asString(v json.RawMessage) (string, bool) {
 
 // asArray decodes v when it is a JSON array, keeping its elements raw.
 func asArray(v json.RawMessage) ([]json.RawMessage, bool) {
+	return asArrayIn([]json.RawMessage{}, v)
+}
+
+// arrayBuf holds the elements of a message's content where the caller
+// declares it, so that they cost no allocation when there are few.
+type arrayBuf [16]json.RawMessage
+
+// asArrayIn is asArray appending the elements to a, which may be an
+// arrayBuf of the caller's; a must not be nil.
+func asArrayIn(a []json.RawMessage, v json.RawMessage) ([]json.RawMessage, bool) {
 	if kind(v) != '[' {
 		return nil, false
 	}
-	if a, ok := scanArray(v); ok {
+	if a, ok := scanArrayIn(a, v); ok {
 		return a, true
 	}
-	var a []json.RawMessage // scanArray refuses only what this refuses too
-	if err := json.Unmarshal(v, &a); err != nil {
+	var all []json.RawMessage // scanArray refuses only what this refuses too
+	if err := json.Unmarshal(v, &all); err != nil {
 		return nil, false
 	}
-	return a, true
+	return all, true
 }
 
 // isString reports whether v is the JSON string s, spelled without

@@ -87,11 +87,16 @@ func objectEnd(o object, raw []byte, i int) (object, bool) {
 // object: it accepts exactly what json.Unmarshal into a []json.RawMessage
 // accepts (FuzzScanArray), and reports false for anything else.
 func scanArray(raw []byte) ([]json.RawMessage, bool) {
+	return scanArrayIn([]json.RawMessage{}, raw)
+}
+
+// scanArrayIn is scanArray appending the elements to a, which may be a
+// buffer of the caller's; a must not be nil.
+func scanArrayIn(a []json.RawMessage, raw []byte) ([]json.RawMessage, bool) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		return nil, false
 	}
-	a := []json.RawMessage{}
 	i = skipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == ']' {
 		return a, skipSpace(raw, i+1) == len(raw)

@@ -86,7 +86,8 @@ func joinParts(st style, parts []string) string {
 // onlyResults reports whether content is a non-empty array of tool results
 // and nothing else.
 func onlyResults(c json.RawMessage) bool {
-	blocks, ok := asArray(c)
+	var buf arrayBuf // asked of every user message: no allocation
+	blocks, ok := asArrayIn(buf[:0], c)
 	if !ok || len(blocks) == 0 {
 		return false
 	}
@@ -111,7 +112,8 @@ func (w *walk) block(v json.RawMessage) string {
 	if s, ok := asString(v); ok { // a bare string in a content array
 		return w.text(s)
 	}
-	b, ok := parseObject(v)
+	var buf objectBuf // the block's members stay on the stack
+	b, ok := parseObjectIn(buf[:0], v)
 	if !ok {
 		return w.json(v)
 	}
@@ -231,7 +233,8 @@ func (w *walk) reasoning(b object) string {
 	add := func(v json.RawMessage) {
 		items, _ := asArray(v)
 		texts = append(texts, w.each(items, func(item json.RawMessage) string {
-			if o, ok := parseObject(item); ok {
+			var buf objectBuf // the item's members stay on the stack
+			if o, ok := parseObjectIn(buf[:0], item); ok {
 				if s, ok := o.str("text"); ok {
 					return w.text(s)
 				}
@@ -254,12 +257,13 @@ func (w *walk) reasoning(b object) string {
 // when not (a Codex custom tool's input, such as a patch).
 func (w *walk) toolCall(name, id string, input json.RawMessage) string {
 	name, id = w.label(name), w.label(id)
+	var buf objectBuf // the input's members stay on the stack
 	var in object
 	if s, ok := asString(input); ok {
 		raw := []byte(s)
 		switch kind(raw) {
 		case '{': // parseObject accepts what json.Valid does (FuzzScanObject)
-			in, ok = parseObject(raw)
+			in, ok = parseObjectIn(buf[:0], raw)
 		case '[':
 			ok = validJSON(raw)
 		default:
@@ -277,7 +281,7 @@ func (w *walk) toolCall(name, id string, input json.RawMessage) string {
 		if k := kind(input); k == 0 || k == 'n' {
 			return w.st.toolCall(name, id, "", "")
 		}
-		in, _ = parseObject(input)
+		in, _ = parseObjectIn(buf[:0], input)
 	}
 	if list, ok := todoList(name, in); ok && w.fitsTodos(list) {
 		explanation, _ := in.str("explanation") // update_plan's
@@ -399,7 +403,8 @@ func contentSize(c json.RawMessage) int {
 	if s, ok := asString(c); ok {
 		return len(s)
 	}
-	blocks, ok := asArray(c)
+	var buf arrayBuf // the blocks stay on the stack
+	blocks, ok := asArrayIn(buf[:0], c)
 	if !ok {
 		if k := kind(c); k == 0 || k == 'n' {
 			return 0
@@ -410,7 +415,8 @@ func contentSize(c json.RawMessage) int {
 	for _, v := range blocks {
 		s, ok := asString(v) // a string is no object: parse only the others
 		if !ok {
-			b, _ := parseObject(v)
+			var buf objectBuf // the block's members stay on the stack
+			b, _ := parseObjectIn(buf[:0], v)
 			s, ok = b.str("text")
 		}
 		if ok {
