@@ -11,12 +11,17 @@ import (
 
 	"github.com/sessfs/sessfs/backing"
 	"github.com/sessfs/sessfs/backing/filestore"
+	"github.com/sessfs/sessfs/fsnode"
 )
 
 func rowCat(c *config) []Row {
 	st := newStore(c, filestore.Options{})
 	s, _ := must2(st.Create("big", backing.Meta{}))
 	fill(s, c.catSession, "")
+	// fill writes the log itself: keep the sizes as an import or a mount
+	// leaves them, so that every run reads the store a user has, not the
+	// first a store that never kept them.
+	must(fsnode.KeepSizes(s))
 	var first, warm, nat []float64
 	var size int64
 	nativePath := filepath.Join(c.work, "native-transcript.md")
@@ -45,7 +50,7 @@ func rowCat(c *config) []Row {
 		nat = append(nat, ms(time.Since(t0)))
 	}
 	r1 := Row{Row: fmt.Sprintf("4a cat transcript %s msgs, first", count(c.catSession)), Unit: "MB/s", Sessfs: stat(first), Target: "≥ 200 MB/s",
-		Note: fmt.Sprintf("%.1f MB, fresh mount", float64(size)/1e6)}
+		Note: fmt.Sprintf("%.1f MB, fresh mount, its sizes kept (as sessfs import leaves them)", float64(size)/1e6)}
 	r1.Ratio = r1.Sessfs.Median
 	r1.setTarget(r1.Sessfs.Median, 200, true)
 	r2 := Row{Row: fmt.Sprintf("4b cat transcript %s msgs, warm", count(c.catSession)), Unit: "ms", Sessfs: stat(warm), Target: "≥ 0.5×",
