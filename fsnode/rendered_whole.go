@@ -2,6 +2,7 @@ package fsnode
 
 import (
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -39,9 +40,7 @@ func (n *renderedFile) appendWhole(sp span, buf []byte, msgs []backing.Message, 
 	}
 	bounds[parts] = len(msgs)
 	base := len(buf)
-	if int64(cap(buf)-base) < total {
-		buf = append(buf, make([]byte, total)...)[:base]
-	}
+	buf = slices.Grow(buf, int(total)) // the answer has room already, unless a piece outgrew its size
 	region := buf[base : base+int(total)]
 	rendered := make([][]byte, parts)
 	errs := make([]error, parts)
