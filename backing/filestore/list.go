@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sessfs/sessfs/backing"
+	"golang.org/x/sys/unix"
 )
 
 // Names lists the names of active sessions, sorted, reading nothing but
@@ -48,7 +49,7 @@ func (st *Store) List(all bool) ([]backing.SessionInfo, error) {
 			return nil, err
 		}
 		for _, e := range ents {
-			id, err := readLink(st.path(d, e.Name()))
+			id, err := st.readNameLink(d, e.Name())
 			if err != nil {
 				out = append(out, backing.SessionInfo{Meta: backing.Meta{Name: e.Name()}, Err: err})
 				continue
@@ -95,19 +96,13 @@ func (s *Session) Info() backing.SessionInfo {
 
 // LastAppend is the newest modification time of the session's logs.
 func (s *Session) LastAppend() (time.Time, error) {
-	ents, err := readDir(s.path("logs"))
-	if err != nil {
-		return time.Time{}, err
-	}
 	var t time.Time
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".jsonl") || isTemp(e.Name()) {
-			continue // a sealed file (seal.go) is written when a seal runs, not an append
+	// A sealed file (seal.go) is written when a seal runs, not an append.
+	appended := func(name string) bool { return strings.HasSuffix(name, ".jsonl") && !isTemp(name) }
+	err := statEntries(s.path("logs"), appended, func(name string, st *unix.Stat_t) {
+		if m := time.Unix(st.Mtim.Unix()); m.After(t) {
+			t = m
 		}
-		fi, err := e.Info()
-		if err == nil && fi.ModTime().After(t) {
-			t = fi.ModTime()
-		}
-	}
-	return t, nil
+	})
+	return t, err
 }

@@ -51,11 +51,18 @@ func readLink(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	id := filepath.Base(t)
-	if t != linkTarget(id) || backing.ValidName(id) != nil {
+	id, ok := linkID(t)
+	if !ok {
 		return "", fmt.Errorf("%w: %s points to %q, not a session", backing.ErrInvalid, path, t)
 	}
 	return id, nil
+}
+
+// linkID is the session id a name link's target t names; ok false if t
+// names none.
+func linkID(t string) (id string, ok bool) {
+	id = filepath.Base(t)
+	return id, t == linkTarget(id) && backing.ValidName(id) == nil
 }
 
 // lookupName finds the id of an active or archived session by name.
@@ -64,7 +71,7 @@ func (st *Store) lookupName(name string) (id, dir string, err error) {
 		return "", "", fmt.Errorf("session %q: %w", name, backing.ErrNotFound)
 	}
 	for _, d := range []string{"names", "archive"} {
-		id, err := readLink(st.path(d, name))
+		id, err := st.readNameLink(d, name)
 		if err == nil {
 			return id, d, nil
 		}

@@ -125,6 +125,44 @@ func readDir(path string) ([]os.DirEntry, error) {
 	return ents, err
 }
 
+// statEntries calls fn with the name and lstat of each entry of the
+// folder at path that keep accepts, the folder opened without following
+// a link. An entry that goes
+// before it is stat'ed is left out. It is readDir and an lstat of each
+// entry in the fewest calls: stat'ed through the folder, an entry's path
+// is not walked again (LastAppend, at every ls -l of the mount).
+func statEntries(path string, keep func(name string) bool, fn func(name string, st *unix.Stat_t)) error {
+	fd, err := openat2(path, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return pathError("open", path, err)
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 8<<10)
+	var names []string
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return pathError("readdirent", path, err)
+		}
+		if n == 0 {
+			return nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names[:0])
+		for _, name := range names {
+			if !keep(name) {
+				continue
+			}
+			var st unix.Stat_t
+			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+				fn(name, &st)
+			}
+		}
+	}
+}
+
 // stat is os.Stat for a path of the store, refusing a link anywhere on
 // it, its last element included.
 func stat(path string) (os.FileInfo, error) {
@@ -216,21 +254,26 @@ func symlink(target, path string) error {
 // readlink is os.Readlink within the store.
 func readlink(path string) (string, error) {
 	var target string
-	err := inDir("readlink", path, func(dir int, name string) error {
-		buf := make([]byte, 256)
-		for {
-			n, err := unix.Readlinkat(dir, name, buf)
-			if err != nil {
-				return err
-			}
-			if n < len(buf) {
-				target = string(buf[:n])
-				return nil
-			}
-			buf = make([]byte, 2*len(buf))
-		}
+	err := inDir("readlink", path, func(dir int, name string) (err error) {
+		target, err = readlinkAt(dir, name)
+		return err
 	})
 	return target, err
+}
+
+// readlinkAt is readlinkat(2) of name in the folder open as dir.
+func readlinkAt(dir int, name string) (string, error) {
+	buf := make([]byte, 256)
+	for {
+		n, err := unix.Readlinkat(dir, name, buf)
+		if err != nil {
+			return "", err
+		}
+		if n < len(buf) {
+			return string(buf[:n]), nil
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }
 
 // chmod is os.Chmod within the store, refusing a link: chmod(2) would

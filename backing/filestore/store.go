@@ -76,8 +76,9 @@ type Store struct {
 	tick     uint64              // counts calls of handle, to tell the least recently used
 	ns       *fileLock
 
-	feed feed  // the change feed's subscribers (feed.go)
-	idx  index // the search index (index.go)
+	dirs *heldDirs // the folders of names, held open (held_dirs.go)
+	feed feed      // the change feed's subscribers (feed.go)
+	idx  index     // the search index (index.go)
 
 	bg           sync.WaitGroup // seals under way in the background
 	punch        atomic.Int32   // canPunch's answer: 0 not asked, 1 yes, 2 no
@@ -113,6 +114,7 @@ func Open(root string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{root: abs, opts: opts, sessions: map[string]*Session{}}
+	s.dirs = newHeldDirs(s)
 	s.hookFeed()
 	if err := s.init(); err != nil {
 		return nil, err
