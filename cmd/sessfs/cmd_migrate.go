@@ -19,6 +19,9 @@ free on its disk. A store already of this format is left as it is.
 Format 2 stores an imported line's content once (format 1 kept it twice).
 Format 3 may keep the start of a long log compressed (sealed); a store of
 format 2 is read as it is, and says 3 from its first seal on.
+Once the sessions are rewritten, migrate keeps their transcripts' sizes,
+as an import does, so that a mount's first stat of a long session is
+quick (Ctrl-C skips this: a mount works a size out when first asked).
 A PostgreSQL store upgrades its schema with 'sessfs db migrate'.`, storeFormat))
 	abort := c.fs.Bool("abort", false, "undo a migration that was cut short: the store goes back to its old format as it was")
 	if _, code, ok := c.parse(args, 0, 0); !ok {
@@ -65,7 +68,38 @@ A PostgreSQL store upgrades its schema with 'sessfs db migrate'.`, storeFormat))
 	}
 	fmt.Printf("store %s migrated from format %d to %d: %s rewritten, their logs %s → %s\n",
 		real, res.From, storeFormat, plural(res.Sessions, "session"), humanBytes(res.Before), humanBytes(res.After))
+	keepStoreSizes(c)
 	return exitOK
+}
+
+// keepStoreSizes keeps the transcripts' sizes of every active and
+// archived session, as an import does for what it stores: the rewritten
+// logs have none, and a mount's first stat of a long session would
+// otherwise render all of it. The sizes are derived, so a failure only
+// warns: a mount works them out when first asked.
+func keepStoreSizes(c *cli) {
+	st, err := c.open()
+	if err != nil {
+		c.warn(fmt.Errorf("keeping the transcripts' sizes: %w", err))
+		return
+	}
+	var names []string
+	for _, list := range []func() ([]string, error){st.Names, st.ArchivedNames} {
+		got, err := list()
+		if err != nil {
+			c.warn(fmt.Errorf("keeping the transcripts' sizes: %w", err))
+			return
+		}
+		names = append(names, got...)
+	}
+	p := &progress{verb: "keeping the transcripts' sizes: session"}
+	k := startKeepingSizes(st, c.warn)
+	k.onKept = func(kept int) { p.show(kept-1, len(names), "") }
+	for _, name := range names {
+		k.add(name)
+	}
+	k.wait()
+	p.clear()
 }
 
 // humanBytes is n bytes in kB, MB or GB (decimal, as du -h --si), for a

@@ -19,7 +19,9 @@ type sizeKeeper struct {
 
 	mu      sync.Mutex
 	queued  map[string]bool
-	dropped bool // abandon: what is queued is left to a mount
+	dropped bool           // abandon: what is queued is left to a mount
+	kept    int            // sessions done, kept or not
+	onKept  func(kept int) // called after each, if set (migrate's progress); under mu
 }
 
 func startKeepingSizes(st backing.Store, warn func(error)) *sizeKeeper {
@@ -55,6 +57,11 @@ func (k *sizeKeeper) keep(st backing.Store, warn func(error)) {
 		if err != nil { // the sizes are derived: a mount computes them
 			warn(fmt.Errorf("%s: keeping its transcripts' sizes: %w", name, err))
 		}
+		k.mu.Lock()
+		if k.kept++; k.onKept != nil {
+			k.onKept(k.kept)
+		}
+		k.mu.Unlock()
 	}
 }
 

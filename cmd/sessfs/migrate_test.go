@@ -124,6 +124,18 @@ func TestMigrateFormat1(t *testing.T) {
 		t.Errorf("logs %d bytes after, %d before: want at least 8%% less", after, before)
 	}
 	checkReadsAsFormat1(t, s)
+	// Its sessions' sizes are kept, as an import keeps them.
+	links, _ := filepath.Glob(filepath.Join(s.dir, "names", "*"))
+	for _, l := range links {
+		id, _ := os.Readlink(l)
+		kept, _ := filepath.Glob(filepath.Join(s.dir, "index", "sizes", filepath.Base(id), "*.*"))
+		if len(kept) == 0 {
+			t.Errorf("%s: no sizes kept after the migration", filepath.Base(l))
+		}
+	}
+	if len(links) == 0 {
+		t.Fatal("no session in names/")
+	}
 	if out := s.ok("fsck"); !strings.Contains(out, "no problem") {
 		t.Errorf("fsck after the migration: %s", out)
 	}
