@@ -114,6 +114,14 @@ func (l *logFile) sealed() int64 {
 // ReadAt reads the log's bytes at off, as io.ReaderAt.
 func (l *logFile) ReadAt(p []byte, off int64) (int, error) {
 	n, err := l.readAt(p, off)
+	if errors.Is(err, errSealedReplaced) {
+		// The sealed file this reader found was closed (sealed_files.go)
+		// and a seal has put another in its place since: read that one.
+		if l.z, l.zerr = l.src.get(); l.zerr != nil {
+			return 0, l.zerr
+		}
+		n, err = l.readAt(p, off)
+	}
 	if err != nil || bytes.IndexByte(p[:n], 0) < 0 {
 		return n, err
 	}

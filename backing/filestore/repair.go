@@ -163,7 +163,7 @@ func (s *Session) blankLine(branchID string, off int64) error {
 	}
 	if off < lf.sealed() {
 		if i := lf.z.frameAt(off); off+int64(len(line)) > lf.z.frameEnd(i) {
-			return fmt.Errorf("line at %d crosses frames of %s", off, lf.z.f.Name())
+			return fmt.Errorf("line at %d crosses frames of %s", off, lf.z.path)
 		}
 		return s.writeSealed(s.logFile(branchID), lf, lf.z, lf.z.size, &lineEdit{off: off, n: len(line)})
 	}

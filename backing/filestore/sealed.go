@@ -73,13 +73,18 @@ var (
 		zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
 )
 
-// sealedLog is an open sealed file, its index read and checked.
+// sealedLog is a sealed file, its index read and checked. Its file is
+// open while it is among the last read (sealed_files.go).
 type sealedLog struct {
-	f      *os.File
+	path   string
 	ino    uint64
 	fsize  int64
 	size   int64 // S: the log bytes it holds
 	frames []frameRef
+
+	mu   sync.Mutex // guards f and uses
+	f    *os.File   // nil once closed by sealedFiles; opened again when read
+	uses int        // reads of f under way: it is not closed under them
 }
 
 // frameCache holds the frames decoded last, of any log, for reads that
@@ -113,6 +118,7 @@ func openSealed(path string) (*sealedLog, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	sealedFiles.touch(z)
 	return z, nil
 }
 
@@ -121,7 +127,7 @@ func readSealed(f *os.File) (*sealedLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	z := &sealedLog{f: f, ino: fi.Sys().(*syscall.Stat_t).Ino, fsize: fi.Size()}
+	z := &sealedLog{path: f.Name(), f: f, ino: fi.Sys().(*syscall.Stat_t).Ino, fsize: fi.Size()}
 	if z.fsize < sealedFooter+8 {
 		return nil, fmt.Errorf("%w: %d bytes, too short", errSealed, z.fsize)
 	}
@@ -177,7 +183,17 @@ func readSealed(f *os.File) (*sealedLog, error) {
 }
 
 // Close closes the file.
-func (z *sealedLog) Close() error { return z.f.Close() }
+func (z *sealedLog) Close() error {
+	sealedFiles.forget(z)
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.f == nil {
+		return nil
+	}
+	err := z.f.Close()
+	z.f = nil
+	return err
+}
 
 // frameEnd is where frame i's log bytes end.
 func (z *sealedLog) frameEnd(i int) int64 {
@@ -234,10 +250,10 @@ func (z *sealedLog) decode(i int) ([]byte, error) {
 	want := z.frameEnd(i) - r.start
 	data, err := zdec.DecodeAll(comp, make([]byte, 0, want))
 	if err != nil {
-		return nil, fmt.Errorf("%s: frame %d: %w: %v", z.f.Name(), i, errSealed, err)
+		return nil, fmt.Errorf("%s: frame %d: %w: %v", z.path, i, errSealed, err)
 	}
 	if int64(len(data)) != want || crc32.Checksum(data, castagnoli) != r.sum {
-		return nil, fmt.Errorf("%s: frame %d: %w: its bytes do not match the index", z.f.Name(), i, errSealed)
+		return nil, fmt.Errorf("%s: frame %d: %w: its bytes do not match the index", z.path, i, errSealed)
 	}
 	return data, nil
 }
@@ -246,8 +262,13 @@ func (z *sealedLog) decode(i int) ([]byte, error) {
 func (z *sealedLog) raw(i int) ([]byte, error) {
 	r := z.frames[i]
 	comp := make([]byte, r.clen)
-	if _, err := z.f.ReadAt(comp, r.coff); err != nil {
-		return nil, fmt.Errorf("read %s: %w", z.f.Name(), err)
+	f, err := z.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer z.release()
+	if _, err := f.ReadAt(comp, r.coff); err != nil {
+		return nil, fmt.Errorf("read %s: %w", z.path, err)
 	}
 	return comp, nil
 }
