@@ -52,19 +52,30 @@ func (st *Store) dropIdle(keep int) {
 		if len(st.sessions) <= keep {
 			return
 		}
-		if s.idle() {
+		if s.dropIfIdle() {
 			delete(st.sessions, s.id)
 		}
 	}
 }
 
-// idle reports whether no append is queued on s or being written. A
-// handle whose lock is held is busy; TryLock keeps the order of locks
-// (st.mu, then s.mu) from mattering.
-func (s *Session) idle() bool {
+// dropIfIdle reports whether no append is queued on s or being written,
+// and if so lets go of the indexes of its logs. A handle whose lock is
+// held is busy; TryLock keeps the order of locks (st.mu, then s.mu) from
+// mattering.
+//
+// A dropped handle may still be held: a mount's node keeps the handle of
+// its session for as long as the kernel remembers it, and would keep every
+// index the handle built, one per session read, past any bound. Its next
+// use builds them again from the log, or from their kept copies
+// (logindex_kept.go), as a new handle would.
+func (s *Session) dropIfIdle() bool {
 	if !s.mu.TryLock() {
 		return false
 	}
 	defer s.mu.Unlock()
-	return len(s.queue) == 0 && !s.committing
+	if len(s.queue) > 0 || s.committing {
+		return false
+	}
+	s.logs = map[string]*logIndex{}
+	return true
 }

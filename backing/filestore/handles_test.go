@@ -2,6 +2,7 @@ package filestore
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -110,5 +111,44 @@ func TestDroppedHandleStillWorks(t *testing.T) {
 	}
 	if len(msgs) != 2*n {
 		t.Errorf("%d messages, want %d", len(msgs), 2*n)
+	}
+}
+
+// TestDroppedHandleKeepsNoIndex: handles a caller holds (as a mount's
+// nodes hold those of the sessions the kernel remembers) keep no log
+// index once the store dropped them, and read the same after.
+func TestDroppedHandleKeepsNoIndex(t *testing.T) {
+	withMaxHandles(t, 4)
+	st, _ := openLogged(t, t.TempDir(), Options{Sync: SyncNone})
+	var held []*Session
+	var want [][]string
+	for i := range 12 {
+		s := newSession(t, st, fmt.Sprintf("s%02d", i))
+		if err := s.Append("", [][]byte{msg("user", fmt.Sprintf("q%d", i)), msg("assistant", fmt.Sprintf("a%d", i))}); err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, s)
+		want = append(want, contents(t, s, ""))
+	}
+	indexed := 0
+	for _, s := range held {
+		st.mu.Lock()
+		kept := st.sessions[s.ID()] == s
+		st.mu.Unlock()
+		s.mu.Lock()
+		n := len(s.logs)
+		s.mu.Unlock()
+		if !kept && n > 0 {
+			t.Errorf("%s: dropped, and holds %d log indexes", s.ID(), n)
+		}
+		indexed += n
+	}
+	if indexed > 4 {
+		t.Errorf("%d log indexes held by 12 handles, the store keeping 4", indexed)
+	}
+	for i, s := range held {
+		if got := contents(t, s, ""); !slices.Equal(got, want[i]) {
+			t.Errorf("session %d reads %q through its dropped handle, want %q", i, got, want[i])
+		}
 	}
 }
