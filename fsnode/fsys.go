@@ -35,6 +35,10 @@ type Options struct {
 	// FileHistory reads the agents' own file histories, for
 	// turns/<n>/files/ (backing.Snapshots); nil: sessfs's snapshots only.
 	FileHistory backing.AgentFileHistory
+	// MaxRemembered is how many session folders the kernel is left to
+	// remember, those looked up last (remembered.go). 0:
+	// DefaultMaxRemembered.
+	MaxRemembered int
 }
 
 // FS is what every node of one mount shares: the store, the options and the
@@ -69,12 +73,17 @@ type FS struct {
 	scratch      map[string]*scratchSet                // by session id
 	reported     map[string]bool                       // damage already logged: see firstReport
 	big          bigPiece                              // the one piece kept between reads: see bigPiece
+
+	remembered rememberedSessions // the session folders the kernel is left to remember: see remembered.go
 }
 
 // New makes the root of a mount of st.
 func New(st backing.Store, opts Options) *Root {
 	if opts.MaxBuffered <= 0 {
 		opts.MaxBuffered = DefaultMaxBuffered
+	}
+	if opts.MaxRemembered <= 0 {
+		opts.MaxRemembered = DefaultMaxRemembered
 	}
 	f := newFS(st, opts, "", &budget{max: opts.MaxBuffered})
 	if opts.Tmp != nil {
@@ -272,6 +281,7 @@ func (r *Root) Held() map[string]int {
 		"sizes": len(f.sizes), "sizeEntries": f.sizeEntries, "live": len(f.live), "liveSessions": len(f.liveSessions),
 		"scratch": len(f.scratch), "reported": len(f.reported), "bigPiece": 0,
 	}
+	held["remembered"] = f.rememberedCount()
 	if f.big.piece != nil {
 		held["bigPiece"] = 1
 	}

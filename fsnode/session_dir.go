@@ -26,7 +26,12 @@ var (
 	_ = (fs.NodeReaddirer)((*sessionDir)(nil))
 	_ = (fs.NodeGetattrer)((*sessionDir)(nil))
 	_ = (fs.NodeStatfser)((*sessionDir)(nil))
+	_ = (fs.NodeOnForgetter)((*sessionDir)(nil))
 )
+
+// OnForget drops the folder from those the kernel is left to remember
+// (remembered.go).
+func (n *sessionDir) OnForget() { n.fsys.forgotten(n.StableAttr().Ino) }
 
 func (n *sessionDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	// The last append to any branch: a stat per log, no message read, so
@@ -51,6 +56,7 @@ func (n *sessionDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 }
 
 func (n *sessionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	n.fsys.remember(&n.Inode)
 	var in *fs.Inode
 	id := n.fsys.inoID(n.s.ID())
 	switch name {

@@ -209,3 +209,48 @@ for i in range(200):
 		return holdsNoMore(root.Held(), start)
 	})
 }
+
+// A mount leaves the kernel to remember the folders of the sessions read
+// in last (fsnode.Options.MaxRemembered), not every session ever read: the
+// kernel forgets the others' nodes, and so the mount its state for them.
+// Listing the sessions does not count. A forgotten session reads the same
+// when looked up again, and one in use (a process's working folder) keeps
+// working.
+func TestSessionFoldersForgotten(t *testing.T) {
+	const bound, sessions = 5, 30
+	m, root := mountHeld(t, filestore.Options{Sync: filestore.SyncNone}, fsnode.Options{MaxRemembered: bound})
+	var names []string
+	for i := range sessions {
+		names = append(names, fmt.Sprintf("s%02d", i))
+		newSession(t, m.Store, names[i], "", conversation...)
+	}
+	run(t, "ls", "-l", m.Dir)
+	if n := root.Held()["remembered"]; n != 0 {
+		t.Errorf("ls -l of the mount: %d session folders counted as read in", n)
+	}
+	start := root.Held()["nodes"]
+	read := `
+for s in A[1:]:
+    open(os.path.join(A[0], s, "transcript.md")).read()
+    open(os.path.join(A[0], s, "meta.json")).read()
+`
+	first := cat(t, m.P("s00", "transcript.md"))
+	wantOK(t, "every session read", read, append([]string{m.Dir}, names...)...)
+	// Each session read is three nodes: its folder and the two files; each
+	// only listed, one.
+	eventually(t, 10*time.Second, "the kernel forgetting all but the sessions read last", func() (bool, string) {
+		held := root.Held()
+		return held["remembered"] <= bound && held["nodes"] <= start+2*bound,
+			fmt.Sprintf("%v; %d nodes before the reads", held, start)
+	})
+	if got := cat(t, m.P("s00", "transcript.md")); got != first {
+		t.Errorf("s00 reads otherwise once forgotten and looked up again")
+	}
+	// A working folder inside a session outlives its forgetting.
+	wantOK(t, "a working folder kept", `
+os.chdir(os.path.join(A[0], "s01"))
+for s in A[1:]:
+    os.listdir(os.path.join(A[0], s))
+assert open("transcript.md").read() == open(os.path.join(A[0], "s01", "transcript.md")).read()
+`, append([]string{m.Dir}, names...)...)
+}
