@@ -7,8 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessfs/sessfs/backing"
 	"golang.org/x/sys/unix"
+
+	"github.com/sessfs/sessfs/backing"
 )
 
 // Names lists the names of active sessions, sorted, reading nothing but
