@@ -17,9 +17,11 @@ build:
 
 # The whole suite, as CI runs it: vet, every test with the race detector
 # (integration/ mounts for real, and reruns its core on one CPU: see
-# TestGOMAXPROCS1), then short fuzz runs.
+# TestGOMAXPROCS1), then short fuzz runs. integration/ takes about 6
+# minutes with the race detector on 2 cores: a loaded machine took it past
+# go test's default 10-minute timeout, hence 20.
 test: vet
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
 	$(MAKE) fuzz FUZZX=1
 
 # The long mode: 50 random kill points for each crash test, about a minute
