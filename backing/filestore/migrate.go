@@ -87,6 +87,9 @@ func Migrate(root string, o MigrateOptions) (MigrateResult, error) {
 		return m.res, err
 	}
 	defer unlock()
+	if err := removeAll(m.donePath()); err != nil { // a finish cut short
+		return m.res, err
+	}
 	v, err := readFormat(filepath.Join(root, "FORMAT"))
 	if err != nil {
 		return m.res, fmt.Errorf("store %s: %w", root, err)
@@ -438,11 +441,26 @@ func moveForkPoint(orig, path string, moved map[string]map[int64]int64) error {
 // the new format from here, with no way back.
 func (m *migration) finish() error {
 	m.step("finish")
-	if err := removeAll(m.path()); err != nil {
+	// Out of migrate/'s place in one rename, then removed: removed in
+	// place, a kill midway left a migrate/ without its record or some of
+	// the old copies, which --abort then took for a migration never begun
+	// and left the store half undone.
+	done := m.donePath()
+	if err := removeAll(done); err != nil {
 		return err
 	}
-	return syncDir(m.root)
+	if err := rename(m.path(), done, unix.RENAME_NOREPLACE); err != nil {
+		return err
+	}
+	if err := syncDir(m.root); err != nil {
+		return err
+	}
+	return removeAll(done)
 }
+
+// donePath is where a finished migration's folder goes to be removed; a
+// kill can leave it there, for the next migrate to remove.
+func (m *migration) donePath() string { return filepath.Join(m.root, tmpPrefix+migrateDir+"-done") }
 
 // AbortMigration takes a store whose migration was cut short back to the
 // format it had: every session's old copy back in place, the new ones
