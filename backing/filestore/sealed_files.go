@@ -73,13 +73,6 @@ func (c *openSealedFiles) has(z *sealedLog) bool {
 	return ok
 }
 
-// count is how many files are held open (for the tests).
-func (c *openSealedFiles) count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.list.Len()
-}
-
 // acquire returns z's file for a read, opening it again if it was
 // closed; release must follow.
 func (z *sealedLog) acquire() (*os.File, error) {
