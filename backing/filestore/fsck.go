@@ -71,6 +71,7 @@ func (st *Store) Fsck(repair bool) (backing.FsckReport, error) {
 		c.checkMode(st.path(d), true, "")
 	}
 	c.checkMode(st.path("FORMAT"), false, "")
+	c.checkMigrationDone()
 	links, err := c.checkLinks()
 	if err != nil {
 		return c.rep, err
@@ -94,6 +95,19 @@ func (st *Store) Fsck(repair bool) (backing.FsckReport, error) {
 		}
 	}
 	return c.rep, nil
+}
+
+// checkMigrationDone finds the old copies of a finished migration that a
+// kill left before they were removed: nothing reads them, and they take
+// about the store's size.
+func (c *fsck) checkMigrationDone() {
+	p := migrationDonePath(c.st.root)
+	if _, err := stat(p); err != nil {
+		return
+	}
+	c.note("", p, "the old copies of a migration that finished, left by an interrupted cleanup: nothing reads them; repair removes them (as the next `sessfs migrate` would)", func() error {
+		return removeAll(p)
+	})
 }
 
 // linkProblem describes a symbolic link sessfs did not make.

@@ -41,3 +41,28 @@ func TestFsckCrashLeftoversAreNotes(t *testing.T) {
 		t.Fatalf("after repair: %+v", rep.Problems)
 	}
 }
+
+// A kill between a finished migration's rename of migrate/ and its removal
+// leaves the old copies at the store's root: fsck notes them, and
+// --repair removes them.
+func TestFsckMigrationLeftover(t *testing.T) {
+	st := openStore(t)
+	done := migrationDonePath(st.root)
+	if err := os.MkdirAll(filepath.Join(done, "sessions", "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(done, "sessions", "x", "log.jsonl"), []byte("{}\n"), 0o600)
+	rep, err := st.Fsck(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) != 1 || !rep.Problems[0].Note || !rep.Problems[0].Fixable || rep.Problems[0].Path != filepath.Base(done) {
+		t.Fatalf("fsck = %+v, want one fixable note on %s", rep.Problems, filepath.Base(done))
+	}
+	if rep, _ = st.Fsck(true); !rep.Problems[0].Repaired {
+		t.Fatalf("fsck --repair = %+v", rep.Problems)
+	}
+	if _, err := os.Lstat(done); !os.IsNotExist(err) {
+		t.Fatalf("after repair: %v", err)
+	}
+}

@@ -459,8 +459,11 @@ func (m *migration) finish() error {
 }
 
 // donePath is where a finished migration's folder goes to be removed; a
-// kill can leave it there, for the next migrate to remove.
-func (m *migration) donePath() string { return filepath.Join(m.root, tmpPrefix+migrateDir+"-done") }
+// kill can leave it there, for the next migrate or fsck --repair to
+// remove.
+func (m *migration) donePath() string { return migrationDonePath(m.root) }
+
+func migrationDonePath(root string) string { return filepath.Join(root, tmpPrefix+migrateDir+"-done") }
 
 // AbortMigration takes a store whose migration was cut short back to the
 // format it had: every session's old copy back in place, the new ones
