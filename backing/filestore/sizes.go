@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -21,12 +22,16 @@ import (
 // store's derived indexes, so deleting index/ forgets them and nothing
 // else. A file is
 //
-//	sessfs sizes 1 <log inode> <stamp>\n
+//	sessfs sizes 2 <log inode> <stamp>\n
 //	record…
 //
-// and a record is the sizes of own messages [from, from+count), uvarints:
-// from, count, the count sizes, the log offset just past message
-// from+count-1, then a CRC-32 of those bytes seeded with the header. A
+// and a record is the sizes of own messages [from, from+count): from and
+// count (uvarints), the count sizes (4 bytes each, little-endian: a
+// fresh mount's first stat copies them, where layout 1's uvarints took
+// a fifth of it to decode), the log offset just past message
+// from+count-1 (a uvarint), then a CRC-32 of those bytes seeded with the
+// header. A file of layout 1 ("sessfs sizes 1", the sizes uvarints) is
+// read and written anew in layout 2. A
 // mount appends a record as the branch grows (O_APPEND, one write), and a
 // record is believed only when its CRC holds under this file's header and
 // its end offset is where the log's message ends now: a torn record, one
@@ -36,7 +41,11 @@ import (
 // reader skips or cuts off.
 
 // sizesMagic opens a sizes file; the number is the layout's version.
-const sizesMagic = "sessfs sizes 1"
+// sizesMagic1 opens one of layout 1, which is read and written anew.
+const (
+	sizesMagic  = "sessfs sizes 2"
+	sizesMagic1 = "sessfs sizes 1"
+)
 
 var _ backing.SizeKeeper = (*Session)(nil)
 
@@ -76,8 +85,8 @@ func (s *Session) logNow(branchID string) (ino uint64, ends func(i int) (int64, 
 
 // sizesHeader is the header of a file of sizes kept under stamp for the
 // log of inode ino.
-func sizesHeader(ino uint64, stamp string) []byte {
-	return fmt.Appendf(nil, "%s %d %s\n", sizesMagic, ino, stamp)
+func sizesHeader(magic string, ino uint64, stamp string) []byte {
+	return fmt.Appendf(nil, "%s %d %s\n", magic, ino, stamp)
 }
 
 // KeptSizes implements backing.SizeKeeper.
@@ -97,14 +106,25 @@ func (s *Session) KeptSizes(branchID, format, stamp string) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	head := sizesHeader(ino, stamp)
+	head := sizesHeader(sizesMagic, ino, stamp)
+	layout1 := false
 	if !bytes.HasPrefix(data, head) {
-		return nil, dropSizes(path) // another stamp, or the log was replaced
+		head = sizesHeader(sizesMagic1, ino, stamp)
+		if layout1 = bytes.HasPrefix(data, head); !layout1 {
+			return nil, dropSizes(path) // another stamp, or the log was replaced
+		}
 	}
-	sizes, good := parseSizes(data, len(head), crc32.ChecksumIEEE(head), ends)
+	sizes, good := parseSizes(data, len(head), crc32.ChecksumIEEE(head), ends, layout1)
 	switch {
 	case len(sizes) == 0:
 		return nil, dropSizes(path)
+	case layout1:
+		// Written anew in layout 2, which the caller may append to.
+		end, _ := ends(len(sizes) - 1)
+		head := sizesHeader(sizesMagic, ino, stamp)
+		if err := replaceQuick(path, append(head, sizesRecord(crc32.ChecksumIEEE(head), sizes, 0, end)...)); err != nil {
+			return nil, err
+		}
 	case good < len(data):
 		// A torn or stale record, and anything after it: cut it off, so
 		// that what the caller appends next is read.
@@ -119,9 +139,11 @@ func (s *Session) KeptSizes(branchID, format, stamp string) ([]uint32, error) {
 // and against the log (ends), and returns the sizes they give from own
 // message 0 on and the offset just past the last record used. It stops at
 // the first record that is torn, stale or leaves a gap; one that repeats
-// sizes already read adds only what it has beyond them.
-func parseSizes(data []byte, off int, seed uint32, ends func(int) (int64, bool)) ([]uint32, int) {
-	var sizes []uint32
+// sizes already read adds only what it has beyond them. layout1 reads
+// sizes as uvarints.
+func parseSizes(data []byte, off int, seed uint32, ends func(int) (int64, bool), layout1 bool) ([]uint32, int) {
+	// Every size takes 4 bytes of the file: one allocation.
+	sizes := make([]uint32, 0, (len(data)-off)/4)
 	good := off
 	for off < len(data) {
 		rec := data[off:]
@@ -139,15 +161,23 @@ func parseSizes(data []byte, off int, seed uint32, ends func(int) (int64, bool))
 		if !ok1 || !ok2 || count == 0 || count > uint64(len(rec)) || from > uint64(len(sizes)) {
 			break
 		}
-		got := make([]uint32, 0, count)
-		ok := true
-		for range count {
-			v, okv := next()
-			if !okv || v > 1<<32-1 {
-				ok = false
-				break
+		at := len(sizes)
+		got, ok := sizes[at:at], true // appended, then kept or cut off
+		if layout1 {
+			for range count {
+				v, okv := next()
+				if !okv || v > 1<<32-1 {
+					ok = false
+					break
+				}
+				got = append(got, uint32(v))
 			}
-			got = append(got, uint32(v))
+		} else if ok = p+int(count)*4 <= len(rec); ok {
+			got = slices.Grow(got, int(count))[:count]
+			for i := range got {
+				got[i] = binary.LittleEndian.Uint32(rec[p+4*i:])
+			}
+			p += int(count) * 4
 		}
 		end, oke := next()
 		if !ok || !oke || p+4 > len(rec) {
@@ -156,11 +186,12 @@ func parseSizes(data []byte, off int, seed uint32, ends func(int) (int64, bool))
 		if crc32.Update(seed, crc32.IEEETable, rec[:p]) != binary.LittleEndian.Uint32(rec[p:]) {
 			break
 		}
-		if at, ok := ends(int(from + count - 1)); !ok || at != int64(end) {
+		if e, ok := ends(int(from + count - 1)); !ok || e != int64(end) {
 			break // the log changed under it
 		}
-		if have := uint64(len(sizes)); from+count > have {
-			sizes = append(sizes, got[have-from:]...)
+		// Only what it has beyond the sizes read, moved in place.
+		if have := uint64(at); from+count > have {
+			sizes = append(sizes[:at], got[have-from:]...)
 		}
 		off += p + 4
 		good = off
@@ -171,10 +202,10 @@ func parseSizes(data []byte, off int, seed uint32, ends func(int) (int64, bool))
 // sizesRecord is the record of sizes [from, len(sizes)), the log's
 // message len(sizes)-1 ending at end.
 func sizesRecord(seed uint32, sizes []uint32, from int, end int64) []byte {
-	rec := binary.AppendUvarint(nil, uint64(from))
+	rec := binary.AppendUvarint(make([]byte, 0, 2*binary.MaxVarintLen64+4*(len(sizes)-from)+binary.MaxVarintLen64+4), uint64(from))
 	rec = binary.AppendUvarint(rec, uint64(len(sizes)-from))
 	for _, v := range sizes[from:] {
-		rec = binary.AppendUvarint(rec, uint64(v))
+		rec = binary.LittleEndian.AppendUint32(rec, v)
 	}
 	rec = binary.AppendUvarint(rec, uint64(end))
 	return binary.LittleEndian.AppendUint32(rec, crc32.Update(seed, crc32.IEEETable, rec))
@@ -200,7 +231,7 @@ func (s *Session) KeepSizes(branchID, format, stamp string, sizes []uint32, kept
 	if !ok {
 		return fmt.Errorf("keep sizes of %d messages of branch %s: its log has fewer", len(sizes), branchID)
 	}
-	head := sizesHeader(ino, stamp)
+	head := sizesHeader(sizesMagic, ino, stamp)
 	seed := crc32.ChecksumIEEE(head)
 	if kept > 0 {
 		f, err := openFile(path, os.O_WRONLY|os.O_APPEND, 0)

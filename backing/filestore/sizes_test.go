@@ -1,6 +1,10 @@
 package filestore
 
 import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
@@ -169,5 +173,57 @@ func TestSizesBranchRemoved(t *testing.T) {
 	left, _ := filepath.Glob(st.path("index", "sizes", s.ID(), "*"))
 	if len(left) != 1 || filepath.Base(left[0]) != idOf(t, s, "")+".md" {
 		t.Errorf("kept sizes after the branch went: %v", left)
+	}
+}
+
+// sizesRecord1 is a record of layout 1 as sessfs wrote it, for the tests.
+func sizesRecord1(seed uint32, sizes []uint32, from int, end int64) []byte {
+	rec := binary.AppendUvarint(nil, uint64(from))
+	rec = binary.AppendUvarint(rec, uint64(len(sizes)-from))
+	for _, v := range sizes[from:] {
+		rec = binary.AppendUvarint(rec, uint64(v))
+	}
+	rec = binary.AppendUvarint(rec, uint64(end))
+	return binary.LittleEndian.AppendUint32(rec, crc32.Update(seed, crc32.IEEETable, rec))
+}
+
+// A file of sizes of layout 1, as the sessfs before layout 2 wrote it
+// (two records, sizes of one byte and of three), is read, written anew
+// in layout 2, and grows by appends of that layout.
+func TestSizesLayout1(t *testing.T) {
+	st := openStore(t)
+	s := newSession(t, st, "s")
+	appendTurns(t, s, "", "", 3)
+	id := idOf(t, s, "")
+	path, err := s.sizesPath(id, "md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ino, ends, err := s.logNow(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []uint32{10, 20000, 30, 40}
+	head := []byte(fmt.Sprintf("sessfs sizes 1 %d v1\n", ino)) // as it was written
+	seed := crc32.ChecksumIEEE(head)
+	end1, _ := ends(1)
+	end3, _ := ends(3)
+	file := append(append(head, sizesRecord1(seed, want[:2], 0, end1)...), sizesRecord1(seed, want, 2, end3)...)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := keptSizes(t, s, "v1"); !slices.Equal(got, want) {
+		t.Fatalf("from layout 1: %v, want %v", got, want)
+	}
+	if data, _ := os.ReadFile(path); !bytes.HasPrefix(data, []byte(sizesMagic+" ")) {
+		t.Fatalf("not written anew in layout 2: %.30q", data)
+	}
+	want = append(want, 50, 60)
+	keepSizes(t, s, "v1", want, 4)
+	if got := keptSizes(t, reopen(t, st, "s"), "v1"); !slices.Equal(got, want) {
+		t.Fatalf("after an append: %v, want %v", got, want)
 	}
 }
