@@ -31,11 +31,12 @@ import (
 // length; then count messages of refLen bytes each, little-endian: offset
 // (8 bytes), length (4) and kind (1, kindBits); then a CRC-32 of the log's
 // last bytes before to (up to keptTail), and a CRC-32 of the record
-// seeded with the header. The messages are fixed-width so that loading a
-// long log's index is a copy, not a decode: a fresh mount's first stat of
-// a session of two million messages reads 26 MB of them this way (layout
-// 1's varints took 3.7 bytes a message but four times as long to load;
-// logindex_kept1.go still reads it, and the file is written anew).
+// seeded with the header. The messages are fixed-width so that a long
+// log's index loads in one pass of loads into one slice, streamed
+// (kept_stream.go): a fresh mount's first stat of a session of two
+// million messages reads 26 MB of them. Layout 1 took 3.7 bytes a message
+// in uvarints; logindex_kept1.go still reads it, and the file is then
+// written anew.
 //
 // It is believed as sizes.go believes kept sizes, the ideas reused for
 // a file that checks the log rather than a rendering: the header names
@@ -179,61 +180,76 @@ func (x *logIndex) encodeRecord(seed, tail uint32) []byte {
 	return binary.LittleEndian.AppendUint32(rec, crc32.Update(seed, crc32.IEEETable, rec))
 }
 
-// decodeRecord reads the record at the start of data, checked with seed,
-// appends its messages to msgs, and returns it with its length; ok is
-// false for a torn or damaged one, msgs then as it was.
-func decodeRecord(data []byte, seed uint32, msgs []msgRef) (r keptRecord, _ []msgRef, n int, ok bool) {
+// decodeRecord reads the next record of k, checked with seed, and
+// appends its messages to msgs; ok is false for a torn or damaged one,
+// msgs then as it was.
+func decodeRecord(k *keptStream, seed uint32, msgs []msgRef) (r keptRecord, _ []msgRef, ok bool) {
+	data := k.peek(keptChunk)
 	p := 0
 	next := func() uint64 {
 		if !ok {
 			return 0
 		}
-		v, k := binary.Uvarint(data[p:])
-		if k <= 0 {
+		v, n := binary.Uvarint(data[p:])
+		if n <= 0 {
 			ok = false
 			return 0
 		}
-		p += k
+		p += n
 		return v
 	}
 	ok = true
 	from, to, first, lines, count, nbad := next(), next(), next(), next(), next(), next()
-	if !ok || from > to || to > 1<<62 || count > uint64(len(data))/refLen || nbad > uint64(len(data)) {
-		return r, msgs, 0, false
+	if !ok || from > to || to > 1<<62 || count > uint64(k.left)/refLen || nbad > maxKeptBad {
+		return r, msgs, false
 	}
 	r = keptRecord{from: int64(from), to: int64(to), first: int(first), lines: int(lines), count: int(count)}
 	at := r.from
 	for range nbad {
 		gap, line, n := next(), next(), next()
 		if !ok || gap > to || n > to {
-			return r, msgs, 0, false
+			return r, msgs, false
 		}
 		at += int64(gap)
 		if at+int64(n) >= r.to {
-			return r, msgs, 0, false
+			return r, msgs, false
 		}
 		r.bad = append(r.bad, keptBad{off: at, line: int(line), n: int(n)})
 	}
-	body := p
-	p += r.count * refLen
-	if !ok || p+8 > len(data) || crc32.Update(seed, crc32.IEEETable, data[:p+4]) != binary.LittleEndian.Uint32(data[p+4:]) {
-		return r, msgs, 0, false
-	}
-	r.tail = binary.LittleEndian.Uint32(data[p:])
-	// The CRC holds: what is checked now is what no writer of this
-	// layout makes, messages out of order or past the record.
+	sum := crc32.Update(seed, crc32.IEEETable, data[:p])
+	k.consume(p)
+	// The messages, as many at a time as the buffer holds. What is
+	// checked here is what no writer of this layout makes (messages out
+	// of order, past the record, of unknown kind bits); the CRC, checked
+	// at the end, is what tells a torn or damaged record.
 	start := len(msgs)
-	msgs = slices.Grow(msgs, r.count)[:start+r.count]
+	msgs = slices.Grow(msgs, r.count)
 	at = r.from
-	for i, b := start, data[body:p]; i < len(msgs); i, b = i+1, b[refLen:] {
-		m := msgRef{off: int64(binary.LittleEndian.Uint64(b)), n: binary.LittleEndian.Uint32(b[8:]), Kind: kindOfBits(b[12])}
-		if m.off < at || m.end() > r.to || b[12] >= 1<<kindBitsLen {
-			return r, msgs[:start], 0, false
+	for left := r.count; left > 0; {
+		data = k.peek(refLen)
+		n := min(left, len(data)/refLen)
+		if n == 0 {
+			return r, msgs[:start], false
 		}
-		msgs[i] = m
-		at = m.end()
+		for b := data[:n*refLen]; len(b) >= refLen; b = b[refLen:] {
+			m := msgRef{off: int64(binary.LittleEndian.Uint64(b)), n: binary.LittleEndian.Uint32(b[8:]), Kind: kindOfBits(b[12])}
+			if m.off < at || m.end() > r.to || b[12] >= 1<<kindBitsLen {
+				return r, msgs[:start], false
+			}
+			msgs = append(msgs, m)
+			at = m.end()
+		}
+		sum = crc32.Update(sum, crc32.IEEETable, data[:n*refLen])
+		k.consume(n * refLen)
+		left -= n
 	}
-	return r, msgs, p + 8, true
+	data = k.peek(8)
+	if len(data) < 8 || crc32.Update(sum, crc32.IEEETable, data[:4]) != binary.LittleEndian.Uint32(data[4:]) {
+		return r, msgs[:start], false
+	}
+	r.tail = binary.LittleEndian.Uint32(data)
+	k.consume(8)
+	return r, msgs, true
 }
 
 // tailSum is the CRC-32 of the log's bytes before end (up to keptTail),
@@ -255,57 +271,75 @@ func tailSum(f io.ReaderAt, end int64) (uint32, bool, error) {
 // file ends, and refresh scans only past it. The caller holds x.mu, with
 // x reset to f's inode. A stale file is removed.
 func (x *logIndex) load(f io.ReaderAt, size int64) {
-	data, err := readFile(x.keptPath)
+	kf, err := openFile(x.keptPath, os.O_RDONLY, 0)
 	if err != nil {
 		return // missing (or unreadable): scan, and keep it anew
 	}
-	if !x.loadData(f, size, data) {
+	defer kf.Close()
+	fi, err := kf.Stat()
+	if err != nil {
+		return
+	}
+	if !x.loadFrom(f, size, newKeptStream(kf, fi.Size())) {
 		x.dropKept()
 	}
 }
 
-// loadData is load's work on the file's bytes; false says the file is stale.
-func (x *logIndex) loadData(f io.ReaderAt, size int64, data []byte) bool {
+// loadFrom is load's work on the kept file k; false says it is stale.
+func (x *logIndex) loadFrom(f io.ReaderAt, size int64, k *keptStream) bool {
 	head := logIndexHeader(logIndexMagic, x.ino)
 	layout1 := false
-	if !bytes.HasPrefix(data, head) {
+	if !bytes.HasPrefix(k.peek(len(head)), head) {
 		head = logIndexHeader(logIndexMagic1, x.ino)
-		if layout1 = bytes.HasPrefix(data, head); !layout1 {
+		if layout1 = bytes.HasPrefix(k.peek(len(head)), head); !layout1 {
 			return false // another log (inode), another layout or another classifier
 		}
 	}
+	k.consume(len(head))
 	seed := crc32.ChecksumIEEE(head)
 	var msgs []msgRef
-	if !layout1 {
+	// next decodes the next record, more says whether bytes are left.
+	next := func() (r keptRecord, ok bool) {
+		r, msgs, ok = decodeRecord(k, seed, msgs)
+		return r, ok
+	}
+	more := func() bool { return !k.atEnd() }
+	if layout1 {
+		// Read whole: it is read once, then written anew.
+		data, err := io.ReadAll(io.MultiReader(bytes.NewReader(k.peek(0)), k.r))
+		if err != nil {
+			return false
+		}
+		next = func() (r keptRecord, ok bool) {
+			var n int
+			r, msgs, n, ok = decodeRecord1(data, seed, msgs)
+			data = data[n:]
+			return r, ok
+		}
+		more = func() bool { return len(data) > 0 }
+	} else {
 		// Every message takes refLen bytes of the file: one allocation.
-		msgs = make([]msgRef, 0, (len(data)-len(head))/refLen)
+		msgs = make([]msgRef, 0, k.left/refLen)
 	}
 	var bad []keptBad
 	var to int64
 	var lines, recs int
 	var tail uint32
-	off := len(head)
-	for off < len(data) {
-		var r keptRecord
-		var n int
-		var ok bool
+	whole := true // every record read, none torn, no gap
+	for more() {
 		had := len(msgs)
-		if layout1 {
-			r, msgs, n, ok = decodeRecord1(data[off:], seed, msgs)
-		} else {
-			r, msgs, n, ok = decodeRecord(data[off:], seed, msgs)
-		}
+		r, ok := next()
 		if !ok {
+			whole = false
 			break // torn: the next keep writes the file anew
 		}
-		off += n
 		if r.to <= to && recs > 0 {
 			msgs = msgs[:had]
 			continue // a repeat, by another process keeping the same lines
 		}
 		if r.from != to || r.first != had {
 			msgs = msgs[:had]
-			off = -1
+			whole = false
 			break // a gap
 		}
 		bad = append(bad, r.bad...)
@@ -340,7 +374,7 @@ func (x *logIndex) loadData(f io.ReaderAt, size int64, data []byte) bool {
 	x.markAll()
 	x.bad, x.badN, x.lines, x.scanned = bads, badN, lines, to
 	x.kept, x.keptMsgs, x.keptBad, x.keptRecs = to, len(msgs), len(bads), recs
-	if off != len(data) || layout1 {
+	if !whole || layout1 {
 		// A torn record or a gap: written anew by the next keep. A file of
 		// layout 1 is written anew now, for the next process to copy.
 		x.kept, x.keptMsgs, x.keptBad, x.keptRecs = 0, 0, 0, 0

@@ -2,7 +2,9 @@ package filestore
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"reflect"
 	"strings"
@@ -381,4 +383,75 @@ func BenchmarkFirstIndex(b *testing.B) {
 			})
 		}
 	}
+}
+
+// A record of layout 2 whose CRC holds but whose messages no writer makes
+// (out of order, past the record's end, a kind of unknown bits) is not
+// believed, and leaves the caller's messages as they were.
+func TestKeptRecordChecked(t *testing.T) {
+	x := &logIndex{scanned: 100, lines: 2, msgs: []msgRef{{off: 0, n: 40}, {off: 41, n: 40}}}
+	seed := uint32(7)
+	good := x.encodeRecord(seed, 0)
+	k := streamOf(good)
+	if _, msgs, ok := decodeRecord(k, seed, nil); !ok || !k.atEnd() || len(msgs) != 2 {
+		t.Fatalf("a good record: %d messages, all read %v, ok %v", len(msgs), k.atEnd(), ok)
+	}
+	for _, tc := range []struct {
+		name string
+		msgs []msgRef
+		kind byte
+	}{
+		{"out of order", []msgRef{{off: 41, n: 40}, {off: 0, n: 40}}, 0},
+		{"overlapping", []msgRef{{off: 0, n: 40}, {off: 30, n: 40}}, 0},
+		{"past its end", []msgRef{{off: 0, n: 40}, {off: 41, n: 80}}, 0},
+		{"unknown kind bits", []msgRef{{off: 0, n: 40}, {off: 41, n: 40}}, 1 << kindBitsLen},
+	} {
+		x.msgs = tc.msgs
+		rec := x.encodeRecord(seed, 0)
+		if tc.kind != 0 { // the kind byte of the last message, CRC made again
+			rec[len(rec)-9] = tc.kind
+			body := rec[:len(rec)-4]
+			binary.LittleEndian.PutUint32(rec[len(rec)-4:], crc32.Update(seed, crc32.IEEETable, body))
+		}
+		before := []msgRef{{off: 1}}
+		if _, msgs, ok := decodeRecord(streamOf(rec), seed, before); ok || len(msgs) != 1 || msgs[0] != before[0] {
+			t.Errorf("%s: believed (%v), or the caller's messages changed: %v", tc.name, ok, msgs)
+		}
+	}
+}
+
+func streamOf(b []byte) *keptStream { return newKeptStream(bytes.NewReader(b), int64(len(b))) }
+
+// Records longer than the stream's buffer load whole; one torn in the
+// middle of its messages loses only itself: the log past the records
+// before it is scanned.
+func TestKeptIndexLongRecords(t *testing.T) {
+	keepAlways(t, 1)
+	st := openStore(t)
+	s := newSession(t, st, "s")
+	const batch = 2 * keptChunk / refLen // a record twice the buffer
+	for b := range 2 {
+		var lines [][]byte
+		for i := range batch {
+			lines = append(lines, msg([]string{"user", "assistant"}[i%2], fmt.Sprintf("%d.%d", b, i)))
+		}
+		if err := s.Append("", lines); err != nil { // a record each
+			t.Fatal(err)
+		}
+	}
+	path, kept := logPath(t, s, ""), s.keptIndexPath(idOf(t, s, ""))
+	x := freshIndex(t, st, "s")
+	if x.read != 0 || x.keptRecs != 2 {
+		t.Fatalf("read %d bytes of the log from %d records, want 0 from 2", x.read, x.keptRecs)
+	}
+	sameIndex(t, x, scanned(t, path))
+
+	fi, _ := os.Stat(kept)
+	os.Truncate(kept, fi.Size()-keptChunk) // into the second record's messages
+	x = freshIndex(t, st, "s")
+	lfi, _ := os.Stat(path)
+	if want := lfi.Size() - msgEnd(t, path, batch-1); x.read != want {
+		t.Errorf("read %d bytes of the log, want the %d of the torn record", x.read, want)
+	}
+	sameIndex(t, x, scanned(t, path))
 }

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -95,10 +94,15 @@ func (s *Session) KeptSizes(branchID, format, stamp string) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := readFile(path)
+	f, err := openFile(path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
@@ -106,15 +110,18 @@ func (s *Session) KeptSizes(branchID, format, stamp string) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
+	k := newKeptStream(f, fi.Size())
 	head := sizesHeader(sizesMagic, ino, stamp)
 	layout1 := false
-	if !bytes.HasPrefix(data, head) {
+	if !bytes.HasPrefix(k.peek(len(head)), head) {
 		head = sizesHeader(sizesMagic1, ino, stamp)
-		if layout1 = bytes.HasPrefix(data, head); !layout1 {
+		if layout1 = bytes.HasPrefix(k.peek(len(head)), head); !layout1 {
 			return nil, dropSizes(path) // another stamp, or the log was replaced
 		}
 	}
-	sizes, good := parseSizes(data, len(head), crc32.ChecksumIEEE(head), ends, layout1)
+	k.consume(len(head))
+	sizes, used := parseSizes(k, crc32.ChecksumIEEE(head), ends, layout1)
+	good := int64(len(head)) + used
 	switch {
 	case len(sizes) == 0:
 		return nil, dropSizes(path)
@@ -125,67 +132,72 @@ func (s *Session) KeptSizes(branchID, format, stamp string) ([]uint32, error) {
 		if err := replaceQuick(path, append(head, sizesRecord(crc32.ChecksumIEEE(head), sizes, 0, end)...)); err != nil {
 			return nil, err
 		}
-	case good < len(data):
+	case good < fi.Size():
 		// A torn or stale record, and anything after it: cut it off, so
 		// that what the caller appends next is read.
-		if err := truncate(path, int64(good)); err != nil {
+		if err := truncate(path, good); err != nil {
 			return nil, err
 		}
 	}
 	return sizes, nil
 }
 
-// parseSizes reads the records of data from off, each checked with seed
-// and against the log (ends), and returns the sizes they give from own
-// message 0 on and the offset just past the last record used. It stops at
-// the first record that is torn, stale or leaves a gap; one that repeats
+// parseSizes reads the records of k, each checked with seed and against
+// the log (ends), and returns the sizes they give from own message 0 on
+// and how many of its bytes the records used take. It stops at the
+// first record that is torn, stale or leaves a gap; one that repeats
 // sizes already read adds only what it has beyond them. layout1 reads
 // sizes as uvarints.
-func parseSizes(data []byte, off int, seed uint32, ends func(int) (int64, bool), layout1 bool) ([]uint32, int) {
-	// Every size takes 4 bytes of the file: one allocation.
-	sizes := make([]uint32, 0, (len(data)-off)/4)
-	good := off
-	for off < len(data) {
-		rec := data[off:]
-		p := 0
-		next := func() (uint64, bool) {
-			v, n := binary.Uvarint(rec[p:])
-			if n <= 0 {
-				return 0, false
+func parseSizes(k *keptStream, seed uint32, ends func(int) (int64, bool), layout1 bool) ([]uint32, int64) {
+	size := k.left
+	// Every size takes 4 bytes of the file (at least 1 in layout 1): one
+	// allocation.
+	sizes := make([]uint32, 0, size/4)
+	good := int64(0) // bytes of the file consumed by the records used
+	for !k.atEnd() {
+		sum, ok := seed, true
+		uvarint := func() uint64 {
+			b := k.peek(binary.MaxVarintLen64)
+			v, n := binary.Uvarint(b)
+			if !ok || n <= 0 {
+				ok = false
+				return 0
 			}
-			p += n
-			return v, true
+			sum = crc32.Update(sum, crc32.IEEETable, b[:n])
+			k.consume(n)
+			return v
 		}
-		from, ok1 := next()
-		count, ok2 := next()
-		if !ok1 || !ok2 || count == 0 || count > uint64(len(rec)) || from > uint64(len(sizes)) {
+		from, count := uvarint(), uvarint()
+		if !ok || count == 0 || count > uint64(k.left) || from > uint64(len(sizes)) {
 			break
 		}
 		at := len(sizes)
-		got, ok := sizes[at:at], true // appended, then kept or cut off
-		if layout1 {
-			for range count {
-				v, okv := next()
-				if !okv || v > 1<<32-1 {
-					ok = false
-					break
-				}
+		got := sizes[at:at] // read past sizes, then kept or cut off
+		for left := int(count); ok && left > 0; {
+			if layout1 {
+				v := uvarint()
+				ok = ok && v <= 1<<32-1
 				got = append(got, uint32(v))
+				left--
+				continue
 			}
-		} else if ok = p+int(count)*4 <= len(rec); ok {
-			got = slices.Grow(got, int(count))[:count]
-			for i := range got {
-				got[i] = binary.LittleEndian.Uint32(rec[p+4*i:])
+			b := k.peek(4)
+			n := min(left, len(b)/4)
+			if ok = n > 0; ok {
+				for i := range n {
+					got = append(got, binary.LittleEndian.Uint32(b[4*i:]))
+				}
+				sum = crc32.Update(sum, crc32.IEEETable, b[:4*n])
+				k.consume(4 * n)
+				left -= n
 			}
-			p += int(count) * 4
 		}
-		end, oke := next()
-		if !ok || !oke || p+4 > len(rec) {
+		end := uvarint()
+		b := k.peek(4)
+		if !ok || len(b) < 4 || sum != binary.LittleEndian.Uint32(b) {
 			break
 		}
-		if crc32.Update(seed, crc32.IEEETable, rec[:p]) != binary.LittleEndian.Uint32(rec[p:]) {
-			break
-		}
+		k.consume(4)
 		if e, ok := ends(int(from + count - 1)); !ok || e != int64(end) {
 			break // the log changed under it
 		}
@@ -193,8 +205,7 @@ func parseSizes(data []byte, off int, seed uint32, ends func(int) (int64, bool),
 		if have := uint64(at); from+count > have {
 			sizes = append(sizes[:at], got[have-from:]...)
 		}
-		off += p + 4
-		good = off
+		good = size - k.left
 	}
 	return sizes, good
 }

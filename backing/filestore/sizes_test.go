@@ -227,3 +227,24 @@ func TestSizesLayout1(t *testing.T) {
 		t.Fatalf("after an append: %v, want %v", got, want)
 	}
 }
+
+// A record of sizes longer than the stream's buffer reads whole.
+func TestSizesLongRecord(t *testing.T) {
+	st := openStore(t)
+	s := newSession(t, st, "s")
+	n := 2 * keptChunk / 4
+	lines := make([][]byte, n)
+	want := make([]uint32, n)
+	for i := range lines {
+		lines[i] = msg("user", fmt.Sprint(i))
+		want[i] = uint32(i * 7)
+	}
+	if err := s.Append("", lines); err != nil {
+		t.Fatal(err)
+	}
+	keepSizes(t, s, "v1", want[:n/2], 0)
+	keepSizes(t, s, "v1", want, n/2)
+	if got := keptSizes(t, reopen(t, st, "s"), "v1"); !slices.Equal(got, want) {
+		t.Fatalf("%d sizes read back, want %d, or they differ", len(got), len(want))
+	}
+}
