@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,13 +29,14 @@ import (
 // uvarints from, to, first (its first message's index), lines (the log's
 // complete lines before to), count, the count of bad lines and per bad
 // line the bytes since the previous one (or from), its line number and
-// length; then count messages of refLen bytes each, little-endian: offset
-// (8 bytes), length (4) and kind (1, kindBits); then a CRC-32 of the log's
+// length; then count messages of refLen bytes each, little-endian: the
+// bytes before it since the previous one's end (or from; 4 bytes), its
+// length (4) and its kind (1, kindBits); then a CRC-32 of the log's
 // last bytes before to (up to keptTail), and a CRC-32 of the record
 // seeded with the header. The messages are fixed-width so that a long
 // log's index loads in one pass of loads into one slice, streamed
 // (kept_stream.go): a fresh mount's first stat of a session of two
-// million messages reads 26 MB of them. Layout 1 took 3.7 bytes a message
+// million messages reads 18 MB of them. Layout 1 took 3.7 bytes a message
 // in uvarints; logindex_kept1.go still reads it, and the file is then
 // written anew.
 //
@@ -68,8 +70,8 @@ const (
 	logIndexMagic1 = "sessfs logindex 1"
 )
 
-// refLen is the bytes of a message in a record: offset, length, kind.
-const refLen = 8 + 4 + 1
+// refLen is the bytes of a message in a record: gap, length, kind.
+const refLen = 4 + 4 + 1
 
 // keepEvery is how many bytes of log a process indexes past the file
 // before it keeps them: the file costs a write per MiB of log at most,
@@ -156,9 +158,13 @@ type keptRecord struct {
 	tail     uint32
 }
 
+// errGapTooLong refuses to keep the index of a log with more than 4 GiB
+// of lines that are not messages between two messages.
+var errGapTooLong = errors.New("kept index: a gap between messages past 4 GiB")
+
 // encodeRecord is the record of what x indexed past x.kept. The caller
 // holds x.mu.
-func (x *logIndex) encodeRecord(seed, tail uint32) []byte {
+func (x *logIndex) encodeRecord(seed, tail uint32) ([]byte, error) {
 	msgs, bad := x.msgs[x.keptMsgs:], x.bad[x.keptBad:]
 	rec := make([]byte, 0, 6*binary.MaxVarintLen64+len(bad)*3*binary.MaxVarintLen64+len(msgs)*refLen+8)
 	for _, v := range []int64{x.kept, x.scanned, int64(x.keptMsgs), int64(x.lines), int64(len(msgs)), int64(len(bad))} {
@@ -171,13 +177,19 @@ func (x *logIndex) encodeRecord(seed, tail uint32) []byte {
 		rec = binary.AppendUvarint(rec, uint64(x.badN[x.keptBad+i]))
 		prev = b.Offset
 	}
+	prev = x.kept
 	for _, m := range msgs {
-		rec = binary.LittleEndian.AppendUint64(rec, uint64(m.off))
+		gap := m.off - prev
+		if gap < 0 || gap > math.MaxUint32 {
+			return nil, errGapTooLong
+		}
+		rec = binary.LittleEndian.AppendUint32(rec, uint32(gap))
 		rec = binary.LittleEndian.AppendUint32(rec, m.n)
 		rec = append(rec, kindBits(m.Kind))
+		prev = m.end()
 	}
 	rec = binary.LittleEndian.AppendUint32(rec, tail)
-	return binary.LittleEndian.AppendUint32(rec, crc32.Update(seed, crc32.IEEETable, rec))
+	return binary.LittleEndian.AppendUint32(rec, crc32.Update(seed, crc32.IEEETable, rec)), nil
 }
 
 // decodeRecord reads the next record of k, checked with seed, and
@@ -220,7 +232,7 @@ func decodeRecord(k *keptStream, seed uint32, msgs []msgRef) (r keptRecord, _ []
 	k.consume(p)
 	// The messages, as many at a time as the buffer holds. What is
 	// checked here is what no writer of this layout makes (messages out
-	// of order, past the record, of unknown kind bits); the CRC, checked
+	// the record, of unknown kind bits); the CRC, checked
 	// at the end, is what tells a torn or damaged record.
 	start := len(msgs)
 	msgs = slices.Grow(msgs, r.count)
@@ -232,8 +244,8 @@ func decodeRecord(k *keptStream, seed uint32, msgs []msgRef) (r keptRecord, _ []
 			return r, msgs[:start], false
 		}
 		for b := data[:n*refLen]; len(b) >= refLen; b = b[refLen:] {
-			m := msgRef{off: int64(binary.LittleEndian.Uint64(b)), n: binary.LittleEndian.Uint32(b[8:]), Kind: kindOfBits(b[12])}
-			if m.off < at || m.end() > r.to || b[12] >= 1<<kindBitsLen {
+			m := msgRef{off: at + int64(binary.LittleEndian.Uint32(b)), n: binary.LittleEndian.Uint32(b[4:]), Kind: kindOfBits(b[8])}
+			if m.end() > r.to || b[8] >= 1<<kindBitsLen {
 				return r, msgs[:start], false
 			}
 			msgs = append(msgs, m)
@@ -421,9 +433,13 @@ func (x *logIndex) keep() error {
 	head := logIndexHeader(logIndexMagic, x.ino)
 	seed := crc32.ChecksumIEEE(head)
 	if x.kept > 0 {
+		rec, err := x.encodeRecord(seed, tail)
+		if err != nil {
+			return err
+		}
 		af, err := openFile(x.keptPath, os.O_WRONLY|os.O_APPEND, 0)
 		if err == nil {
-			_, err = af.Write(x.encodeRecord(seed, tail))
+			_, err = af.Write(rec)
 			if cerr := af.Close(); err == nil {
 				err = cerr
 			}
@@ -443,7 +459,11 @@ func (x *logIndex) keep() error {
 		}
 	}
 	x.kept, x.keptMsgs, x.keptBad = 0, 0, 0
-	if err := replaceQuick(x.keptPath, append(head, x.encodeRecord(seed, tail)...)); err != nil {
+	rec, err := x.encodeRecord(seed, tail)
+	if err != nil {
+		return err
+	}
+	if err := replaceQuick(x.keptPath, append(head, rec...)); err != nil {
 		return err
 	}
 	x.keptUpTo(1)

@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -386,41 +387,39 @@ func BenchmarkFirstIndex(b *testing.B) {
 }
 
 // A record of layout 2 whose CRC holds but whose messages no writer makes
-// (out of order, past the record's end, a kind of unknown bits) is not
-// believed, and leaves the caller's messages as they were.
+// (past the record's end, of unknown kind bits) is not believed, and
+// leaves the caller's messages as they were; a message before the one it
+// follows is not kept at all.
 func TestKeptRecordChecked(t *testing.T) {
 	x := &logIndex{scanned: 100, lines: 2, msgs: []msgRef{{off: 0, n: 40}, {off: 41, n: 40}}}
 	seed := uint32(7)
-	good := x.encodeRecord(seed, 0)
+	good, err := x.encodeRecord(seed, 0)
 	k := streamOf(good)
-	if _, msgs, ok := decodeRecord(k, seed, nil); !ok || !k.atEnd() || len(msgs) != 2 {
-		t.Fatalf("a good record: %d messages, all read %v, ok %v", len(msgs), k.atEnd(), ok)
+	if _, msgs, ok := decodeRecord(k, seed, nil); err != nil || !ok || !k.atEnd() || len(msgs) != 2 {
+		t.Fatalf("a good record: %d messages, all read %v, ok %v, %v", len(msgs), k.atEnd(), ok, err)
 	}
+	last := len(good) - 8 - refLen // the last message's bytes
 	for _, tc := range []struct {
-		name string
-		msgs []msgRef
-		kind byte
+		name  string
+		patch func(rec []byte)
 	}{
-		{"out of order", []msgRef{{off: 41, n: 40}, {off: 0, n: 40}}, 0},
-		{"overlapping", []msgRef{{off: 0, n: 40}, {off: 30, n: 40}}, 0},
-		{"past its end", []msgRef{{off: 0, n: 40}, {off: 41, n: 80}}, 0},
-		{"unknown kind bits", []msgRef{{off: 0, n: 40}, {off: 41, n: 40}}, 1 << kindBitsLen},
+		{"a gap past its end", func(rec []byte) { binary.LittleEndian.PutUint32(rec[last:], 20) }},
+		{"a length past its end", func(rec []byte) { binary.LittleEndian.PutUint32(rec[last+4:], 60) }},
+		{"unknown kind bits", func(rec []byte) { rec[last+8] = 1 << kindBitsLen }},
 	} {
-		x.msgs = tc.msgs
-		rec := x.encodeRecord(seed, 0)
-		if tc.kind != 0 { // the kind byte of the last message, CRC made again
-			rec[len(rec)-9] = tc.kind
-			body := rec[:len(rec)-4]
-			binary.LittleEndian.PutUint32(rec[len(rec)-4:], crc32.Update(seed, crc32.IEEETable, body))
-		}
+		rec := slices.Clone(good)
+		tc.patch(rec)
+		binary.LittleEndian.PutUint32(rec[len(rec)-4:], crc32.Update(seed, crc32.IEEETable, rec[:len(rec)-4]))
 		before := []msgRef{{off: 1}}
 		if _, msgs, ok := decodeRecord(streamOf(rec), seed, before); ok || len(msgs) != 1 || msgs[0] != before[0] {
 			t.Errorf("%s: believed (%v), or the caller's messages changed: %v", tc.name, ok, msgs)
 		}
 	}
+	x.msgs = []msgRef{{off: 41, n: 40}, {off: 0, n: 40}}
+	if _, err := x.encodeRecord(seed, 0); err == nil {
+		t.Error("messages out of order were encoded")
+	}
 }
-
-func streamOf(b []byte) *keptStream { return newKeptStream(bytes.NewReader(b), int64(len(b))) }
 
 // Records longer than the stream's buffer load whole; one torn in the
 // middle of its messages loses only itself: the log past the records
@@ -455,3 +454,5 @@ func TestKeptIndexLongRecords(t *testing.T) {
 	}
 	sameIndex(t, x, scanned(t, path))
 }
+
+func streamOf(b []byte) *keptStream { return newKeptStream(bytes.NewReader(b), int64(len(b))) }
