@@ -36,7 +36,7 @@ func (n *archiveDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
-	return fs.NewListDirStream(n.fsys.sessionEntries(names, backing.StateArchived)), 0
+	return fs.NewListDirStream(n.fsys.sessionEntries(names, backing.StateArchived, nil)), 0
 }
 
 func (n *archiveDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {

@@ -367,16 +367,34 @@ func (k *kernel) readdir(path string) ([]string, syscall.Errno) {
 		return nil, errno
 	}
 	in := k.inode(path)
+	ctx := &fuse.Context{Caller: k.caller()}
+	var names []string
+	if od, ok := in.Operations().(fs.NodeOpendirHandler); ok { // a listing of its own
+		fh, _, errno := od.OpendirHandle(ctx, 0)
+		if errno != 0 {
+			return nil, errno
+		}
+		defer fh.(fs.FileReleasedirer).Releasedir(ctx, 0)
+		for {
+			e, errno := fh.(fs.FileReaddirenter).Readdirent(ctx)
+			if errno != 0 {
+				return nil, errno
+			}
+			if e == nil {
+				return names, 0
+			}
+			names = append(names, e.Name)
+		}
+	}
 	rd, ok := in.Operations().(fs.NodeReaddirer)
 	if !ok {
 		return nil, syscall.ENOTDIR
 	}
-	ds, errno := rd.Readdir(&fuse.Context{Caller: k.caller()})
+	ds, errno := rd.Readdir(ctx)
 	if errno != 0 {
 		return nil, errno
 	}
 	defer ds.Close()
-	var names []string
 	for ds.HasNext() {
 		e, errno := ds.Next()
 		if errno != 0 {

@@ -26,7 +26,7 @@ type Root struct {
 
 var (
 	_ = (fs.NodeLookuper)((*Root)(nil))
-	_ = (fs.NodeReaddirer)((*Root)(nil))
+	_ = (fs.NodeOpendirHandler)((*Root)(nil))
 	_ = (fs.NodeGetattrer)((*Root)(nil))
 	_ = (fs.NodeMkdirer)((*Root)(nil))
 	_ = (fs.NodeRmdirer)((*Root)(nil))
@@ -64,9 +64,15 @@ func (r *Root) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 	return 0
 }
 
-// Readdir reads the names folder and its links only: listing 10,000
-// sessions opens none.
-func (r *Root) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+// OpendirHandle opens a listing of the root (root_listing.go).
+func (r *Root) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	return &rootListing{r: r}, 0, 0
+}
+
+// entries lists the root: the views, then the active sessions, whose
+// handles go in sessions when it is not nil. It reads the names folder
+// and its links only: listing 10,000 sessions opens none.
+func (r *Root) entries(sessions map[string]backing.Session) ([]fuse.DirEntry, syscall.Errno) {
 	names, err := r.fsys.st.Names()
 	if err != nil {
 		return nil, r.fsys.toErrno(err)
@@ -83,7 +89,7 @@ func (r *Root) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	if r.fsys.tmp != nil {
 		out = append(out, entry(tmpName, syscall.S_IFDIR, ino(kindTmp)))
 	}
-	return fs.NewListDirStream(append(out, r.fsys.sessionEntries(names, backing.StateActive)...)), 0
+	return append(out, r.fsys.sessionEntries(names, backing.StateActive, sessions)...), 0
 }
 
 func (r *Root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
@@ -201,7 +207,8 @@ func (f *FS) sessionNode(ctx context.Context, parent *fs.Inode, name string, s b
 // with its folder's inode number. The number comes from the session's id,
 // which only its name link holds: a readlink a name, no session opened. A
 // name gone (or moved to another state) since the listing is left out.
-func (f *FS) sessionEntries(names []string, state string) []fuse.DirEntry {
+// The handles go in keep when it is not nil.
+func (f *FS) sessionEntries(names []string, state string, keep map[string]backing.Session) []fuse.DirEntry {
 	out := make([]fuse.DirEntry, 0, len(names))
 	for _, name := range names {
 		s, st, err := f.st.Lookup(name)
@@ -209,6 +216,9 @@ func (f *FS) sessionEntries(names []string, state string) []fuse.DirEntry {
 			continue
 		}
 		out = append(out, entry(name, syscall.S_IFDIR, ino(kindSession, f.inoID(s.ID()))))
+		if keep != nil {
+			keep[name] = s
+		}
 	}
 	return out
 }

@@ -46,7 +46,7 @@ func (n *tmpDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	if err != nil {
 		return nil, n.fsys.toErrno(err)
 	}
-	return fs.NewListDirStream(n.fsys.sessionEntries(names, backing.StateActive)), 0
+	return fs.NewListDirStream(n.fsys.sessionEntries(names, backing.StateActive, nil)), 0
 }
 
 func (n *tmpDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
