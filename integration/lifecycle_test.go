@@ -53,11 +53,19 @@ func TestMountEndsCleanly(t *testing.T) {
 		case "SIGINT":
 			p.cmd.Process.Signal(syscall.SIGINT)
 		default:
+			cmd := []string{"fusermount3", "-u", mnt}
 			if _, err := exec.LookPath("fusermount3"); err != nil {
-				run(t, "umount", mnt) // root without fuse3: umount(8) does the same
-			} else {
-				run(t, "fusermount3", "-u", mnt)
+				cmd = []string{"umount", mnt} // root without fuse3: umount(8) does the same
 			}
+			// Busy while the daemon still has go-fuse's poll probe open
+			// on its new mount (WaitMount): a user would try again.
+			eventually(t, 5*time.Second, "the unmount to be taken", func() (bool, string) {
+				out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput()
+				if err != nil && !strings.Contains(string(out), "busy") {
+					t.Fatalf("%q: %v: %s", cmd, err, out)
+				}
+				return err == nil, string(out)
+			})
 		}
 		select {
 		case <-p.done:
