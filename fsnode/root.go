@@ -66,7 +66,7 @@ func (r *Root) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 
 // OpendirHandle opens a listing of the root (root_listing.go).
 func (r *Root) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	return &rootListing{r: r}, 0, 0
+	return newRootListing(r), 0, 0
 }
 
 // entries lists the root: the views, then the active sessions, whose

@@ -16,9 +16,9 @@ import (
 // FileLookuper.Lookup with the name Readdirent gave last), takes the
 // session at hand instead of reading its name link a second time.
 type rootListing struct {
+	dirListing
 	r        *Root
-	list     fs.DirStream // nil until the first read or seek
-	sessions map[string]backing.Session
+	sessions map[string]backing.Session // under dirListing.mu
 }
 
 var (
@@ -28,51 +28,21 @@ var (
 	_ = (fs.FileReleasedirer)((*rootListing)(nil))
 )
 
-// read lists the root, once.
-func (l *rootListing) read() syscall.Errno {
-	if l.list != nil {
-		return 0
+func newRootListing(r *Root) *rootListing {
+	l := &rootListing{r: r}
+	l.list = func() ([]fuse.DirEntry, syscall.Errno) {
+		l.sessions = map[string]backing.Session{}
+		return r.entries(l.sessions)
 	}
-	l.sessions = map[string]backing.Session{}
-	entries, errno := l.r.entries(l.sessions)
-	if errno != 0 {
-		return errno
-	}
-	l.list = fs.NewListDirStream(entries)
-	return 0
-}
-
-func (l *rootListing) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
-	if errno := l.read(); errno != 0 {
-		return nil, errno
-	}
-	if !l.list.HasNext() {
-		return nil, 0
-	}
-	e, errno := l.list.Next()
-	return &e, errno
-}
-
-func (l *rootListing) Seekdir(ctx context.Context, off uint64) syscall.Errno {
-	if errno := l.read(); errno != 0 {
-		return errno
-	}
-	if sd, ok := l.list.(fs.FileSeekdirer); ok {
-		return sd.Seekdir(ctx, off)
-	}
-	return syscall.ENOTSUP
-}
-
-func (l *rootListing) Releasedir(ctx context.Context, releaseFlags uint32) {
-	if l.list != nil {
-		l.list.Close()
-	}
+	return l
 }
 
 // Lookup answers READDIRPLUS's lookup of an entry just listed: a session
 // from its handle, a view as Root.Lookup does.
 func (l *rootListing) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	l.mu.Lock()
 	s, ok := l.sessions[name]
+	l.mu.Unlock()
 	if !ok {
 		return l.r.Lookup(ctx, name, out)
 	}

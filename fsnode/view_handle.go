@@ -2,7 +2,6 @@ package fsnode
 
 import (
 	"context"
-	"sync"
 	"syscall"
 	"time"
 
@@ -31,13 +30,10 @@ type viewEntry struct {
 // lookup of a name outside a listing asks the store (the node's Lookup).
 // Nothing outlives the handle: the next open lists the store anew.
 type viewHandle struct {
-	fsys   *FS
-	parent *fs.Inode
-	list   func() ([]viewEntry, syscall.Errno)
-
-	mu      sync.Mutex
-	ds      fs.DirStream // nil until the first read
-	entries map[string]viewEntry
+	dirListing
+	fsys    *FS
+	parent  *fs.Inode
+	entries map[string]viewEntry // under dirListing.mu
 }
 
 var (
@@ -49,46 +45,21 @@ var (
 
 // openView opens a view's folder: what its node's OpendirHandle returns.
 func (f *FS) openView(parent *fs.Inode, list func() ([]viewEntry, syscall.Errno)) (fs.FileHandle, uint32, syscall.Errno) {
-	return &viewHandle{fsys: f, parent: parent, list: list}, 0, 0
-}
-
-// listed makes the listing once. The caller holds h.mu.
-func (h *viewHandle) listed() syscall.Errno {
-	if h.ds != nil {
-		return 0
+	h := &viewHandle{fsys: f, parent: parent}
+	h.list = func() ([]fuse.DirEntry, syscall.Errno) {
+		es, errno := list()
+		if errno != 0 {
+			return nil, errno
+		}
+		h.entries = make(map[string]viewEntry, len(es))
+		out := make([]fuse.DirEntry, len(es))
+		for i, e := range es {
+			h.entries[e.Name] = e
+			out[i] = e.DirEntry
+		}
+		return out, 0
 	}
-	es, errno := h.list()
-	if errno != 0 {
-		return errno
-	}
-	h.entries = make(map[string]viewEntry, len(es))
-	for _, e := range es {
-		h.entries[e.Name] = e
-	}
-	h.ds, _ = viewStream(es, 0)
-	return 0
-}
-
-func (h *viewHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if errno := h.listed(); errno != 0 {
-		return nil, errno
-	}
-	if !h.ds.HasNext() {
-		return nil, 0
-	}
-	e, errno := h.ds.Next()
-	return &e, errno
-}
-
-func (h *viewHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if errno := h.listed(); errno != 0 {
-		return errno
-	}
-	return h.ds.(fs.FileSeekdirer).Seekdir(ctx, off)
+	return h, 0, 0
 }
 
 // Lookup answers READDIRPLUS from the listing.
@@ -111,8 +82,6 @@ func (h *viewHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	out.SetEntryTimeout(entryTimeout)
 	return in, 0
 }
-
-func (h *viewHandle) Releasedir(ctx context.Context, releaseFlags uint32) {}
 
 // viewStream is a listing as a DirStream, for a view node's Readdir,
 // which go-fuse calls when the folder is not opened through
