@@ -455,6 +455,7 @@ func (m *migration) finish() error {
 	if err := syncDir(m.root); err != nil {
 		return err
 	}
+	m.step("remove the old copies") // done: a kill from here leaves them for migrate or fsck --repair
 	return removeAll(done)
 }
 

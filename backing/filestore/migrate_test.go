@@ -147,13 +147,15 @@ func checkMigrated(t *testing.T, root string, want map[string][]string) {
 			}
 		}
 	}
-	if exists(filepath.Join(root, migrateDir)) {
-		t.Fatal("migrate/ left behind")
+	if exists(filepath.Join(root, migrateDir)) || exists(migrationDonePath(root)) {
+		t.Fatal("migrate/, or its old copies, left behind")
 	}
 }
 
 // A migration finishes from a stop at any of its steps, and the store
 // reads the same after; before it finishes, the store refuses to open.
+// Stopped while removing the old copies, it is done and opens; the next
+// migrate removes them.
 func TestMigrateCrashAnywhere(t *testing.T) {
 	fixture, want := oldStore(t)
 	if _, err := Open(fixture, Options{}); !errors.Is(err, backing.ErrFormat) || !strings.Contains(err.Error(), "sessfs migrate") {
@@ -173,8 +175,12 @@ func TestMigrateCrashAnywhere(t *testing.T) {
 			checkMigrated(t, root, want)
 			break
 		}
-		if _, err := Open(root, Options{}); !errors.Is(err, backing.ErrFormat) {
+		_, err = Open(root, Options{})
+		switch done := exists(migrationDonePath(root)); {
+		case !done && !errors.Is(err, backing.ErrFormat):
 			t.Fatalf("stop %d: a half-migrated store opens: %v", k, err)
+		case done && err != nil: // stopped removing the old copies
+			t.Fatalf("stop %d: a migrated store does not open: %v", k, err)
 		}
 		if _, err, _ := migrate(root, nil); err != nil {
 			t.Fatalf("stop %d, then: %v", k, err)
@@ -192,8 +198,8 @@ func TestMigrateAbortAnywhere(t *testing.T) {
 	for k := 1; ; k++ {
 		root := copyStore(t, fixture)
 		steps := 0
-		if _, err, crashed := migrate(root, crashAt(k, &steps)); err != nil || !crashed {
-			break // finished: nothing to undo
+		if _, err, crashed := migrate(root, crashAt(k, &steps)); err != nil || !crashed || exists(migrationDonePath(root)) {
+			break // finished (but for removing the old copies): nothing to undo
 		}
 		for j := 1; ; j++ {
 			again := copyStore(t, root)
