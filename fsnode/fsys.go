@@ -271,24 +271,35 @@ func (f *FS) firstReport(key string) bool {
 // Held reports what the mount holds in memory for what it has shown: the
 // entries of its caches (piece sizes and the offsets they hold, live renderings, their sessions,
 // editors' temporaries by session, damage logged, the kept big piece:
-// none or one) and the nodes of its
-// tree, and the bytes its open files buffer. Tests check that these go
+// none or one, each summed over the root's sessions and tmp/'s) and the
+// nodes of its tree, and the bytes its open files buffer. Tests check that these go
 // back to where they were once what made them is gone.
 func (r *Root) Held() map[string]int {
-	f := r.fsys
-	f.mu.Lock()
-	held := map[string]int{
-		"sizes": len(f.sizes), "sizeEntries": f.sizeEntries, "live": len(f.live), "liveSessions": len(f.liveSessions),
-		"scratch": len(f.scratch), "reported": len(f.reported), "bigPiece": 0,
+	held := map[string]int{}
+	for _, f := range []*FS{r.fsys, r.fsys.tmp} { // tmp/'s sessions have caches of their own
+		if f != nil {
+			f.addHeld(held)
+		}
 	}
-	held["remembered"] = f.rememberedCount()
-	if f.big.piece != nil {
-		held["bigPiece"] = 1
-	}
-	f.mu.Unlock()
 	held["nodes"] = nodes(&r.Inode)
-	held["buffered"] = int(f.budget.inUse())
+	held["buffered"] = int(r.fsys.budget.inUse()) // one budget for both
 	return held
+}
+
+// addHeld adds what f's caches hold to held.
+func (f *FS) addHeld(held map[string]int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	held["sizes"] += len(f.sizes)
+	held["sizeEntries"] += f.sizeEntries
+	held["live"] += len(f.live)
+	held["liveSessions"] += len(f.liveSessions)
+	held["scratch"] += len(f.scratch)
+	held["reported"] += len(f.reported)
+	held["remembered"] += f.rememberedCount()
+	if f.big.piece != nil {
+		held["bigPiece"]++
+	}
 }
 
 func nodes(in *fs.Inode) int {

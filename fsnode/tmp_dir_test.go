@@ -187,3 +187,21 @@ func TestTmpKeep(t *testing.T) {
 		t.Errorf("tmp/kept after refused moves: %v, want ENOENT", errno)
 	}
 }
+
+// Held counts what tmp/'s sessions hold too: their renderings' caches are
+// tmp/'s own, and a leak of them was invisible to the memory tests.
+func TestHeldCountsTmp(t *testing.T) {
+	k, _ := tmpKernel(t)
+	if errno := k.mkdir("tmp/x"); errno != 0 {
+		t.Fatalf("mkdir tmp/x: %v", errno)
+	}
+	before := k.root.Held()["sizes"]
+	a, errno := k.stat("tmp/x/transcript.md")
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	k.catFile("tmp/x/transcript.md", int(a.Size))
+	if got := k.root.Held()["sizes"]; got <= before {
+		t.Errorf("reading tmp/x/transcript.md: %d size caches held, %d before", got, before)
+	}
+}
